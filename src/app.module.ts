@@ -1,0 +1,46 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule, ConfigType } from '@nestjs/config';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import { AuthModule } from './auth/auth.module';
+import { ApiExceptionFilter } from './common/errors/api-exception.filter';
+import { ListPageInterceptor } from './common/pagination/list-page.interceptor';
+import { ApiValidationPipe } from './common/validation/api-validation.pipe';
+import { appConfig } from './config/app.config';
+import { validateEnvironment } from './config/env.validation';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { I18nModule } from './i18n/i18n.module';
+import { IndexModule } from './index/index.module';
+import { loggerOptions } from './common/http/logger-options';
+// CATEGORIES_IMPORT
+// TAGS_IMPORT
+
+@Module({
+  imports: [
+    ConfigModule.forRoot({
+      isGlobal: true,
+      cache: true,
+      load: [appConfig],
+      validate: validateEnvironment,
+    }),
+    LoggerModule.forRootAsync({
+      inject: [appConfig.KEY],
+      useFactory: (config: ConfigType<typeof appConfig>) => loggerOptions(config.logLevel),
+    }),
+    DatabaseModule,
+    I18nModule,
+    AuthModule,
+    HealthModule,
+    IndexModule,
+    // CategoriesModule,
+    // TagsModule,
+  ],
+  providers: [
+    // Registered here (not in main.ts) so e2e tests that import AppModule behave like production.
+    { provide: APP_PIPE, useClass: ApiValidationPipe },
+    { provide: APP_FILTER, useClass: ApiExceptionFilter },
+    { provide: APP_INTERCEPTOR, useClass: ListPageInterceptor },
+  ],
+})
+export class AppModule {}

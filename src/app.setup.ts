@@ -1,0 +1,56 @@
+import { INestApplication, NestApplicationOptions, RequestMethod } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import helmet from 'helmet';
+import { bodyParserError } from './common/errors/api-exception.filter';
+import { assignRequestId } from './common/http/logger-options';
+import { RequestContextMiddleware } from './common/http/request-context.middleware';
+import { Logger } from 'nestjs-pino';
+import { appConfig, joinPath } from './config/app.config';
+import { setupOpenApi } from './index/openapi';
+
+/** Options for NestFactory.create and Test.createNestApplication alike. */
+export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
+
+const BODY_LIMIT = '1mb';
+
+/**
+ * Everything main.ts does to the application besides listening, so e2e tests
+ * run the very same setup: parsers, prefix, security headers, CORS, OpenAPI.
+ */
+export function configureApp(nest: INestApplication): NestExpressApplication {
+  const app = nest as NestExpressApplication;
+  const config = app.get<ConfigType<typeof appConfig>>(appConfig.KEY);
+  app.useLogger(app.get(Logger));
+  app.use(assignRequestId);
+
+  // `a[]=1&a[]=2` lists need the extended parser (Express 5 defaults to "simple").
+  app.set('query parser', 'extended');
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.disable('x-powered-by');
+  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true, parameterLimit: 1000 });
+  // Nest would turn parser errors into a bare 400; keep their meaning (invalid JSON, 413).
+  app.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => next(bodyParserError(error) ?? error));
+  const requestContext = app.get(RequestContextMiddleware);
+  app.use((req: Request, res: Response, next: NextFunction) => requestContext.use(req, res, next));
+
+  app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({
+      origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
+      exposedHeaders: ['X-Total', 'X-TotalPages', 'Link', 'X-Request-Id', 'Retry-After', 'Location'],
+    });
+  }
+
+  app.setGlobalPrefix(config.apiPath.slice(1), {
+    exclude: [
+      { path: 'health/live', method: RequestMethod.GET },
+      { path: 'health/ready', method: RequestMethod.GET },
+    ],
+  });
+  setupOpenApi(app, joinPath(config.basePath, 'docs'));
+  app.enableShutdownHooks();
+  return app;
+}

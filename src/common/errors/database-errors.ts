@@ -1,0 +1,38 @@
+/** Driver error codes that mean "the database cannot be reached right now". */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'POOL_CLOSED',
+  'SQLITE_BUSY',
+]);
+
+function codeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const driverError = (error as { driverError?: unknown } | null)?.driverError;
+  return UNAVAILABLE_CODES.has(codeOf(error) as string) || UNAVAILABLE_CODES.has(codeOf(driverError) as string);
+}
+
+/** Unique-key violations on MySQL/MariaDB and SQLite. */
+export function isUniqueViolation(error: unknown): boolean {
+  const driverError = (error as { driverError?: unknown } | null)?.driverError ?? error;
+  const code = codeOf(driverError);
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** Deadlocks and lock timeouts that MySQL asks the client to retry. */
+export function isRetryableConflict(error: unknown): boolean {
+  const driverError = (error as { driverError?: unknown } | null)?.driverError ?? error;
+  const code = codeOf(driverError);
+  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
+}

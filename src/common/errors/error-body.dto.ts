@@ -1,0 +1,16 @@
+/** `data` of an error body. */
+export class ErrorDataDto {
+  /** The HTTP status, equal to the response status. */
+  status: number;
+  /** rest_missing_callback_param: the missing names; rest_invalid_param: name → reason. */
+  params?: string[] | Record<string, string>;
+}
+
+/** Every error response (contract §8). */
+export class ErrorBodyDto {
+  /** Stable machine-readable code, e.g. rest_invalid_param. */
+  code: string;
+  /** Human-readable text in the request's language. */
+  message: string;
+  data: ErrorDataDto;
+}

@@ -1,0 +1,92 @@
+import { DateTime, FixedOffsetZone, IANAZone, Zone } from 'luxon';
+
+export const WIRE_FORMAT = 'yyyy-MM-dd HH:mm:ss';
+
+/**
+ * An IANA zone name or `UTC±H[:MM]` (contract §6); undefined when neither.
+ * "UTC" itself is accepted as the fixed zero offset.
+ */
+export function parseZone(name: unknown): Zone | undefined {
+  if (typeof name !== 'string' || name.length === 0 || name.length > 64) return undefined;
+  const fixed = /^UTC(?:([+-])(\d{1,2})(?::([0-5]\d))?)?$/i.exec(name);
+  if (fixed) {
+    const [, sign, hours = '0', minutes = '0'] = fixed;
+    const offset = (Number(hours) * 60 + Number(minutes)) * (sign === '-' ? -1 : 1);
+    return Math.abs(offset) <= 14 * 60 ? FixedOffsetZone.instance(offset) : undefined;
+  }
+  return IANAZone.isValidZone(name) ? IANAZone.create(name) : undefined;
+}
+
+const WIRE_RE = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/**
+ * Reads a date in one of the contract's input forms (§1): `YYYY-MM-DD HH:MM:SS`,
+ * `YYYY-MM-DD`, ISO 8601 with or without offset, or unix seconds (digits only).
+ * Forms without an offset are wall-clock times in `zone`. The result is in `zone`.
+ */
+export function parseDateInput(value: unknown, zone: Zone): DateTime | undefined {
+  if (typeof value === 'number') return fromUnix(value, zone);
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  if (text.length === 0 || text.length > 40) return undefined;
+  if (/^\d+$/.test(text)) return fromUnix(Number(text), zone);
+  const wire = WIRE_RE.exec(text);
+  const parsed = wire
+    ? DateTime.fromObject(
+        {
+          year: Number(wire[1]),
+          month: Number(wire[2]),
+          day: Number(wire[3]),
+          hour: Number(wire[4] ?? 0),
+          minute: Number(wire[5] ?? 0),
+          second: Number(wire[6] ?? 0),
+        },
+        { zone },
+      )
+    : DateTime.fromISO(text, { zone, setZone: false });
+  if (!parsed.isValid || parsed.year < 1000 || parsed.year > 9999) return undefined;
+  return parsed.setZone(zone);
+}
+
+function fromUnix(seconds: number, zone: Zone): DateTime | undefined {
+  if (!Number.isSafeInteger(seconds) || seconds < 0 || seconds > 253402300799) return undefined;
+  return DateTime.fromSeconds(seconds, { zone });
+}
+
+/** True when `value` is in one of the accepted date forms (zone does not matter for that). */
+export function isDateInput(value: unknown): boolean {
+  return parseDateInput(value, FixedOffsetZone.utcInstance) !== undefined;
+}
+
+export function toWire(dt: DateTime): string {
+  return dt.toFormat(WIRE_FORMAT);
+}
+
+export interface DateDetails {
+  year: string;
+  month: string;
+  day: string;
+  hour: string;
+  minutes: string;
+  seconds: string;
+}
+
+export function dateDetails(dt: DateTime): DateDetails {
+  return {
+    year: dt.toFormat('yyyy'),
+    month: dt.toFormat('MM'),
+    day: dt.toFormat('dd'),
+    hour: dt.toFormat('HH'),
+    minutes: dt.toFormat('mm'),
+    seconds: dt.toFormat('ss'),
+  };
+}
+
+/** Unix seconds (the storage form of every absolute instant) → DateTime in `zone`. */
+export function fromEpoch(seconds: number, zone: Zone | string = 'UTC'): DateTime {
+  return DateTime.fromSeconds(seconds, { zone });
+}
+
+export function nowEpoch(): number {
+  return Math.floor(Date.now() / 1000);
+}

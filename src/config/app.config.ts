@@ -1,0 +1,52 @@
+import { registerAs } from '@nestjs/config';
+import { Language } from '../i18n/language';
+
+export const NAMESPACE = 'calendar/events/v1';
+
+/** Joins URL path pieces with single slashes: ('/', 'a/b') → '/a/b'. */
+export function joinPath(...parts: string[]): string {
+  const joined = parts
+    .map((p) => p.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/');
+  return `/${joined}`;
+}
+
+function env(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Typed application settings, read once from the validated environment. */
+export const appConfig = registerAs('app', () => {
+  const basePath = joinPath(env('API_BASE_PATH') ?? '/');
+  return {
+    production: env('NODE_ENV') === 'production',
+    port: Number(env('PORT') ?? 3000),
+    databaseUrl: env('DATABASE_URL'),
+    sqlitePath: env('SQLITE_PATH') ?? './data/calendar.sqlite',
+    migrationsRun: (env('DB_MIGRATIONS_RUN') ?? 'true') === 'true',
+    basePath,
+    apiPath: joinPath(basePath, NAMESPACE),
+    publicSiteUrl: (env('PUBLIC_SITE_URL') ?? 'http://localhost:3000').replace(/\/+$/, ''),
+    defaultLanguage: (env('DEFAULT_LANGUAGE') ?? 'nl') as Language,
+    siteTimezone: env('SITE_TIMEZONE') ?? 'UTC',
+    maxPerPage: Number(env('MAX_PER_PAGE') ?? 50),
+    rateLimitPerMinute: Number(env('RATE_LIMIT_PER_MINUTE') ?? 1200),
+    redisUrl: env('REDIS_URL'),
+    corsOrigins: (env('CORS_ORIGINS') ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+    logLevel: env('LOG_LEVEL') ?? 'info',
+    requestTimeoutMs: Number(env('REQUEST_TIMEOUT_MS') ?? 30000),
+    auth: {
+      jwtSecret: env('AUTH_JWT_SECRET'),
+      jwksUrl: env('AUTH_JWKS_URL'),
+      issuer: env('AUTH_JWT_ISSUER'),
+      audience: env('AUTH_JWT_AUDIENCE'),
+    },
+  };
+});
+
+export type AppConfig = ReturnType<typeof appConfig>;

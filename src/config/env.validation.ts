@@ -1,0 +1,144 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBooleanString,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+import { IANAZone } from 'luxon';
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Every environment variable of the contract (§10), validated at start-up. */
+export class EnvironmentVariables {
+  @IsOptional()
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT?: number;
+
+  @IsOptional()
+  @Matches(/^mysql:\/\/[^\s/]+\/[A-Za-z0-9_$-]+(\?\S*)?$/, {
+    message: 'DATABASE_URL must look like mysql://user:pass@host:port/database',
+  })
+  DATABASE_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  SQLITE_PATH?: string;
+
+  @IsOptional()
+  @IsBooleanString({ message: 'DB_MIGRATIONS_RUN must be true or false' })
+  DB_MIGRATIONS_RUN?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'AUTH_JWT_SECRET must be at least 32 characters long' })
+  AUTH_JWT_SECRET?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'AUTH_JWKS_URL must be an http(s) URL' })
+  AUTH_JWKS_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  AUTH_JWT_ISSUER?: string;
+
+  @IsOptional()
+  @IsString()
+  AUTH_JWT_AUDIENCE?: string;
+
+  @IsOptional()
+  @Matches(/^\/[A-Za-z0-9._~\-/]*$/, { message: 'API_BASE_PATH must be a path starting with /' })
+  API_BASE_PATH?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'PUBLIC_SITE_URL must be an http(s) URL' })
+  PUBLIC_SITE_URL?: string;
+
+  @IsOptional()
+  @IsIn(['nl', 'en'], { message: 'DEFAULT_LANGUAGE must be nl or en' })
+  DEFAULT_LANGUAGE?: string;
+
+  /** Checked against the IANA database in validateEnvironment. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  SITE_TIMEZONE?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'MAX_PER_PAGE must be an integer between 1 and 1000' })
+  @Min(1, { message: 'MAX_PER_PAGE must be an integer between 1 and 1000' })
+  @Max(1000, { message: 'MAX_PER_PAGE must be an integer between 1 and 1000' })
+  MAX_PER_PAGE?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'RATE_LIMIT_PER_MINUTE must be a whole number (0 turns limiting off)' })
+  @Min(0, { message: 'RATE_LIMIT_PER_MINUTE must be a whole number (0 turns limiting off)' })
+  RATE_LIMIT_PER_MINUTE?: number;
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must look like redis://host:port' })
+  REDIS_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  CORS_ORIGINS?: string;
+
+  @IsOptional()
+  @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
+  LOG_LEVEL?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'REQUEST_TIMEOUT_MS must be an integer between 100 and 600000' })
+  @Min(100, { message: 'REQUEST_TIMEOUT_MS must be an integer between 100 and 600000' })
+  @Max(600000, { message: 'REQUEST_TIMEOUT_MS must be an integer between 100 and 600000' })
+  REQUEST_TIMEOUT_MS?: number;
+}
+
+/**
+ * Validates the raw environment. A bad value throws one line naming the
+ * variable, which main.ts prints before exiting.
+ */
+export function validateEnvironment(raw: Record<string, unknown>): Record<string, unknown> {
+  const env = plainToInstance(EnvironmentVariables, raw, { enableImplicitConversion: false });
+  const errors = validateSync(env, { skipMissingProperties: false, stopAtFirstError: true });
+  const zone = raw.SITE_TIMEZONE;
+  if (typeof zone === 'string' && zone !== '' && !IANAZone.isValidZone(zone)) {
+    throw new ConfigurationError(
+      `SITE_TIMEZONE must be an IANA time zone such as Europe/Amsterdam (got "${zone}")`,
+    );
+  }
+  if (errors.length > 0) {
+    const first = errors[0];
+    const message = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
+    const shown = first.property.includes('SECRET') ? '' : ` (got "${String(first.value)}")`;
+    throw new ConfigurationError(
+      message.startsWith(first.property) ? `${message}${shown}` : `${first.property} ${message}${shown}`,
+    );
+  }
+  return raw;
+}
+
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+}

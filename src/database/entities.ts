@@ -1,0 +1,24 @@
+import { EventOrganizer } from '../events/entities/event-organizer.entity';
+import { EventTerm } from '../events/entities/event-term.entity';
+import { EventTranslation } from '../events/entities/event-translation.entity';
+import { Event } from '../events/entities/event.entity';
+import { OrganizerTranslation } from '../organizers/entities/organizer-translation.entity';
+import { Organizer } from '../organizers/entities/organizer.entity';
+import { TermTranslation } from '../terms/entities/term-translation.entity';
+import { Term } from '../terms/entities/term.entity';
+import { VenueTranslation } from '../venues/entities/venue-translation.entity';
+import { Venue } from '../venues/entities/venue.entity';
+
+/** Every entity, listed explicitly (no globs: the same list works in ts-node, jest and dist). */
+export const ENTITIES = [
+  Term,
+  TermTranslation,
+  Venue,
+  VenueTranslation,
+  Organizer,
+  OrganizerTranslation,
+  Event,
+  EventTranslation,
+  EventOrganizer,
+  EventTerm,
+];

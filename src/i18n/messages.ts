@@ -1,0 +1,197 @@
+import { ErrorKey } from '../common/errors/error-codes';
+import { Language } from './language';
+
+type Catalogue<K extends string> = Record<K, Record<Language, string>>;
+
+/** One message per error key, in both languages (the compiler checks completeness). */
+export const ERROR_MESSAGES: Catalogue<ErrorKey> = {
+  rest_no_route: {
+    en: 'No route was found matching the URL and request method.',
+    nl: 'Er is geen route gevonden die overeenkomt met de URL en de aanvraagmethode.',
+  },
+  rest_invalid_namespace: {
+    en: 'The specified namespace could not be found.',
+    nl: 'De opgegeven namespace is niet gevonden.',
+  },
+  rest_missing_callback_param: {
+    en: 'Missing parameter(s): {names}',
+    nl: 'Ontbrekende parameter(s): {names}',
+  },
+  rest_invalid_param: {
+    en: 'Invalid parameter(s): {names}',
+    nl: 'Ongeldige parameter(s): {names}',
+  },
+  rest_invalid_json: {
+    en: 'Invalid JSON body passed.',
+    nl: 'Ongeldige JSON in de body.',
+  },
+  rest_forbidden: {
+    en: 'Sorry, you are not allowed to do that.',
+    nl: 'Sorry, je hebt geen toestemming om dat te doen.',
+  },
+  rest_unauthorized: {
+    en: 'You must be authenticated to do that.',
+    nl: 'Je moet ingelogd zijn om dat te doen.',
+  },
+  'rest-event-not-found': { en: 'The event was not found.', nl: 'Het evenement is niet gevonden.' },
+  'rest-venue-not-found': { en: 'The venue was not found.', nl: 'De locatie is niet gevonden.' },
+  'rest-organizer-not-found': {
+    en: 'The organizer was not found.',
+    nl: 'De organisator is niet gevonden.',
+  },
+  'rest-category-not-found': {
+    en: 'The event category was not found.',
+    nl: 'De evenementcategorie is niet gevonden.',
+  },
+  'rest-tag-not-found': { en: 'The event tag was not found.', nl: 'De evenementtag is niet gevonden.' },
+  'event-not-accessible': {
+    en: 'The requested event is not accessible.',
+    nl: 'Het gevraagde evenement is niet toegankelijk.',
+  },
+  'venue-not-accessible': {
+    en: 'The requested venue is not accessible.',
+    nl: 'De gevraagde locatie is niet toegankelijk.',
+  },
+  'organizer-not-accessible': {
+    en: 'The requested organizer is not accessible.',
+    nl: 'De gevraagde organisator is niet toegankelijk.',
+  },
+  'event-no-longer-available': {
+    en: 'The requested event is no longer available.',
+    nl: 'Het gevraagde evenement is niet meer beschikbaar.',
+  },
+  'event-password-protected': {
+    en: 'The requested event is password protected.',
+    nl: 'Het gevraagde evenement is met een wachtwoord beveiligd.',
+  },
+  'event-archive-page-not-found': {
+    en: 'The requested event archive page does not exist.',
+    nl: 'De gevraagde pagina van het evenementenarchief bestaat niet.',
+  },
+  'venue-archive-page-not-found': {
+    en: 'The requested venue archive page does not exist.',
+    nl: 'De gevraagde pagina van het locatiearchief bestaat niet.',
+  },
+  'organizer-archive-page-not-found': {
+    en: 'The requested organizer archive page does not exist.',
+    nl: 'De gevraagde pagina van het organisatorarchief bestaat niet.',
+  },
+  'event-is-in-trash': {
+    en: 'The event is already in the trash.',
+    nl: 'Het evenement staat al in de prullenbak.',
+  },
+  'venue-is-in-trash': {
+    en: 'The venue is already in the trash.',
+    nl: 'De locatie staat al in de prullenbak.',
+  },
+  'organizer-is-in-trash': {
+    en: 'The organizer is already in the trash.',
+    nl: 'De organisator staat al in de prullenbak.',
+  },
+  term_exists: {
+    en: 'A term with the name provided already exists with this parent.',
+    nl: 'Er bestaat al een term met deze naam onder dezelfde bovenliggende term.',
+  },
+  rest_payload_too_large: {
+    en: 'The request body is larger than the limit of {limit}.',
+    nl: 'De body van het verzoek is groter dan de limiet van {limit}.',
+  },
+  rest_unsupported_media_type: {
+    en: 'Send the body as application/json or application/x-www-form-urlencoded.',
+    nl: 'Stuur de body als application/json of application/x-www-form-urlencoded.',
+  },
+  rest_too_many_requests: {
+    en: 'Too many requests; try again later.',
+    nl: 'Te veel verzoeken; probeer het later opnieuw.',
+  },
+  rest_service_unavailable: {
+    en: 'The service is temporarily unavailable; try again later.',
+    nl: 'De dienst is tijdelijk niet beschikbaar; probeer het later opnieuw.',
+  },
+  rest_request_timeout: {
+    en: 'The request took too long; try again later.',
+    nl: 'Het verzoek duurde te lang; probeer het later opnieuw.',
+  },
+  rest_internal_error: {
+    en: 'An internal error occurred.',
+    nl: 'Er is een interne fout opgetreden.',
+  },
+};
+
+/**
+ * Why a parameter was rejected, keyed by class-validator constraint name or
+ * by the reason names our own checks use. `{name}` is the parameter.
+ */
+export const REASON_MESSAGES = {
+  invalid: { en: '{name} is invalid.', nl: '{name} is ongeldig.' },
+  isNotEmpty: { en: '{name} must not be empty.', nl: '{name} mag niet leeg zijn.' },
+  isString: { en: '{name} is not of type string.', nl: '{name} is geen tekst.' },
+  isInt: { en: '{name} is not of type integer.', nl: '{name} is geen geheel getal.' },
+  isNumber: { en: '{name} is not of type number.', nl: '{name} is geen getal.' },
+  isBoolean: { en: '{name} is not of type boolean.', nl: '{name} is geen booleaanse waarde.' },
+  isArray: { en: '{name} is not of type array.', nl: '{name} is geen lijst.' },
+  isObject: { en: '{name} is not of type object.', nl: '{name} is geen object.' },
+  isIn: {
+    en: '{name} is not one of the allowed values.',
+    nl: '{name} is geen van de toegestane waarden.',
+  },
+  min: { en: '{name} is out of range.', nl: '{name} valt buiten het bereik.' },
+  max: { en: '{name} is out of range.', nl: '{name} valt buiten het bereik.' },
+  isPositive: { en: '{name} must be a positive number.', nl: '{name} moet een positief getal zijn.' },
+  maxLength: { en: '{name} is too long.', nl: '{name} is te lang.' },
+  arrayMaxSize: { en: '{name} has too many items.', nl: '{name} heeft te veel elementen.' },
+  isEmail: { en: '{name} is not a valid e-mail address.', nl: '{name} is geen geldig e-mailadres.' },
+  isUrl: { en: '{name} is not a valid URL.', nl: '{name} is geen geldige URL.' },
+  isDateInput: { en: '{name} is not a valid date.', nl: '{name} is geen geldige datum.' },
+  isTimezone: { en: '{name} is not a valid time zone.', nl: '{name} is geen geldige tijdzone.' },
+  isIdList: {
+    en: '{name} must be a list of positive IDs.',
+    nl: '{name} moet een lijst van positieve ID’s zijn.',
+  },
+  isImage: {
+    en: '{name} must be an http(s) URL or a positive media ID.',
+    nl: '{name} moet een http(s)-URL of een positief media-ID zijn.',
+  },
+  notFound: { en: '{name} refers to a record that does not exist.', nl: '{name} verwijst naar een record dat niet bestaat.' },
+  endBeforeStart: {
+    en: 'end_date must not be before start_date.',
+    nl: 'end_date mag niet vóór start_date liggen.',
+  },
+  bothOrNeither: {
+    en: '{name} must be sent together with {other}.',
+    nl: '{name} moet samen met {other} worden verstuurd.',
+  },
+  statusNotAllowed: {
+    en: '{name}: you may only ask for published items.',
+    nl: '{name}: je mag alleen naar gepubliceerde items vragen.',
+  },
+  parentCycle: {
+    en: '{name} would make a category its own ancestor.',
+    nl: '{name} zou een categorie haar eigen voorouder maken.',
+  },
+  emptyNotAllowed: {
+    en: '{name} must not be an empty string.',
+    nl: '{name} mag geen lege tekst zijn.',
+  },
+} satisfies Record<string, Record<Language, string>>;
+
+/** Generated text that ends up in records. */
+export const TEXT = {
+  free: { en: 'Free', nl: 'Gratis' },
+} satisfies Record<string, Record<Language, string>>;
+
+/** Replaces `{key}` placeholders with the given arguments. */
+export function format(template: string, args: Record<string, string | number> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) =>
+    key in args ? String(args[key]) : whole,
+  );
+}
+
+export function reasonMessage(
+  reason: string,
+  language: Language,
+  args: Record<string, string | number>,
+): string {
+  const entry = (REASON_MESSAGES as Record<string, Record<Language, string>>)[reason] ?? REASON_MESSAGES.invalid;
+  return format(entry[language], args);
+}

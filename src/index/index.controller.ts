@@ -1,0 +1,33 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { LanguageQueryDto } from '../common/dto/language-query.dto';
+import { ApiError } from '../common/errors/api-error';
+import { Ctx, RequestContext } from '../common/http/request-context';
+import { NAMESPACE } from '../config/app.config';
+import { IndexQueryDto } from './dto/index-query.dto';
+import { OpenApiDocumentStore } from './openapi-document.store';
+import { buildRouteIndex } from './route-index';
+
+@ApiTags('index')
+@Controller()
+export class IndexController {
+  constructor(private readonly documents: OpenApiDocumentStore) {}
+
+  @Get()
+  @ApiOperation({ summary: 'The routes of the namespace with their methods and arguments' })
+  @ApiOkResponse({ description: 'The namespace index' })
+  index(@Query() query: IndexQueryDto, @Ctx() ctx: RequestContext) {
+    if (query.namespace !== undefined && query.namespace !== NAMESPACE) {
+      throw new ApiError('rest_invalid_namespace');
+    }
+    const restRoot = ctx.apiUrl.slice(0, ctx.apiUrl.length - NAMESPACE.length - 1) || ctx.apiUrl;
+    return buildRouteIndex(this.documents.get(), NAMESPACE, ctx.apiUrl, `${restRoot}/`);
+  }
+
+  @Get('doc')
+  @ApiOperation({ summary: 'The OpenAPI 3 document of this API' })
+  @ApiOkResponse({ description: 'OpenAPI document' })
+  doc(@Query() _query: LanguageQueryDto, @Ctx() ctx: RequestContext) {
+    return { ...this.documents.get(), servers: [{ url: ctx.apiUrl }] };
+  }
+}

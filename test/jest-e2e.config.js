@@ -1,0 +1,30 @@
+// Every e2e test runs on the embedded SQLite database and, when TEST_DATABASE_URL
+// names a MySQL/MariaDB test database, on that one too (CI sets it).
+const swaggerPlugin = {
+  path: '@nestjs/swagger/plugin',
+  options: { introspectComments: true, dtoFileNameSuffix: ['.dto.ts'], controllerFileNameSuffix: ['.controller.ts'] },
+};
+
+const base = {
+  moduleFileExtensions: ['js', 'json', 'ts'],
+  rootDir: '..',
+  testRegex: 'test/e2e/.*\\.e2e-spec\\.ts$',
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { astTransformers: { before: [swaggerPlugin] }, diagnostics: false }],
+  },
+  testEnvironment: 'node',
+  testTimeout: 60000,
+};
+
+const projects = [
+  { ...base, displayName: 'sqlite', globalSetup: undefined, setupFiles: ['<rootDir>/test/e2e/setup/engine-sqlite.js'] },
+];
+if (process.env.TEST_DATABASE_URL) {
+  projects.push({
+    ...base,
+    displayName: 'mysql',
+    setupFiles: ['<rootDir>/test/e2e/setup/engine-mysql.js'],
+  });
+}
+
+module.exports = { projects };
