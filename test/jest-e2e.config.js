@@ -1,13 +1,10 @@
 // Every e2e test runs on the embedded SQLite database and, when TEST_DATABASE_URL
 // names a MySQL/MariaDB test database, on that one too (CI sets it).
-const swaggerPlugin = {
-  path: '@nestjs/swagger/plugin',
-  options: { introspectComments: true, dtoFileNameSuffix: ['.dto.ts'], controllerFileNameSuffix: ['.controller.ts'] },
-};
+const swaggerPlugin = { path: '<rootDir>/test/swagger-plugin-transformer.js' };
 
 const base = {
   moduleFileExtensions: ['js', 'json', 'ts'],
-  rootDir: '..',
+  rootDir: require('node:path').resolve(__dirname, '..'),
   testRegex: 'test/e2e/.*\\.e2e-spec\\.ts$',
   transform: {
     '^.+\\.ts$': ['ts-jest', { astTransformers: { before: [swaggerPlugin] }, diagnostics: false }],
@@ -17,7 +14,7 @@ const base = {
 };
 
 const projects = [
-  { ...base, displayName: 'sqlite', globalSetup: undefined, setupFiles: ['<rootDir>/test/e2e/setup/engine-sqlite.js'] },
+  { ...base, displayName: 'sqlite', setupFiles: ['<rootDir>/test/e2e/setup/engine-sqlite.js'] },
 ];
 if (process.env.TEST_DATABASE_URL) {
   projects.push({

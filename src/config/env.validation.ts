@@ -119,7 +119,9 @@ export class EnvironmentVariables {
  * Validates the raw environment. A bad value throws one line naming the
  * variable, which main.ts prints before exiting.
  */
-export function validateEnvironment(raw: Record<string, unknown>): Record<string, unknown> {
+export function validateEnvironment(input: Record<string, unknown>): Record<string, unknown> {
+  // An empty value means "unset" (as compose files often leave them).
+  const raw = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== ''));
   const env = plainToInstance(EnvironmentVariables, raw, { enableImplicitConversion: false });
   const errors = validateSync(env, { skipMissingProperties: false, stopAtFirstError: true });
   const zone = raw.SITE_TIMEZONE;
@@ -136,7 +138,7 @@ export function validateEnvironment(raw: Record<string, unknown>): Record<string
       message.startsWith(first.property) ? `${message}${shown}` : `${first.property} ${message}${shown}`,
     );
   }
-  return raw;
+  return input;
 }
 
 export class ConfigurationError extends Error {

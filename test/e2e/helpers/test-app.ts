@@ -1,0 +1,147 @@
+import { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { SignJWT } from 'jose';
+import { createConnection } from 'mysql2/promise';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent';
+import { DataSource } from 'typeorm';
+import type { Role } from '../../../src/auth/auth-user';
+
+export const API = '/calendar/events/v1';
+export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+
+/** Fixed users of the role table: IDs are the JWT `sub`. */
+export const USERS = {
+  administrator: { id: 1, role: 'administrator' },
+  editor: { id: 2, role: 'editor' },
+  author: { id: 3, role: 'author' },
+  contributor: { id: 4, role: 'contributor' },
+  subscriber: { id: 5, role: 'subscriber' },
+  otherAuthor: { id: 6, role: 'author' },
+  otherContributor: { id: 7, role: 'contributor' },
+} as const satisfies Record<string, { id: number; role: Role }>;
+
+export type UserName = keyof typeof USERS;
+
+export interface TestApp {
+  app: INestApplication;
+  /** A supertest agent over real HTTP. */
+  http: () => TestAgent;
+  /** `Authorization` header value for one of USERS. */
+  auth: Record<UserName, string>;
+  dataSource: DataSource;
+  engine: 'sqlite' | 'mysql';
+  /** Empties every table (keeps the schema). */
+  reset: () => Promise<void>;
+  close: () => Promise<void>;
+}
+
+export function tokenFor(user: { id: number; role: string }, secret = TEST_SECRET, expiresIn = '1h'): Promise<string> {
+  return new SignJWT({ role: user.role })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(String(user.id))
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(new TextEncoder().encode(secret));
+}
+
+/**
+ * Boots AppModule with the same global setup as main.ts, on the engine the
+ * jest project selects: an in-memory SQLite database, or the MySQL/MariaDB
+ * database of TEST_DATABASE_URL (whose name must contain "test"), emptied.
+ */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const engine = process.env.TEST_ENGINE === 'mysql' ? 'mysql' : 'sqlite';
+  const databaseUrl = engine === 'mysql' ? await prepareMysql() : '';
+  Object.assign(process.env, {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    AUTH_JWT_SECRET: TEST_SECRET,
+    DATABASE_URL: databaseUrl,
+    SQLITE_PATH: ':memory:',
+    RATE_LIMIT_PER_MINUTE: '0',
+    PUBLIC_SITE_URL: 'http://calendar.test',
+    DEFAULT_LANGUAGE: 'nl',
+    SITE_TIMEZONE: 'UTC',
+    API_BASE_PATH: '/',
+    ...env,
+  });
+  // Loaded after the environment is set: ConfigModule validates it at import.
+  const { AppModule } = await import('../../../src/app.module');
+  const { APP_OPTIONS, configureApp } = await import('../../../src/app.setup');
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  const app = moduleRef.createNestApplication(APP_OPTIONS);
+  configureApp(app);
+  await app.init();
+  const dataSource = app.get(DataSource);
+  const reset = () => emptyTables(dataSource);
+  await reset();
+
+  const auth = {} as Record<UserName, string>;
+  for (const [name, user] of Object.entries(USERS)) auth[name as UserName] = `Bearer ${await tokenFor(user)}`;
+
+  return {
+    app,
+    http: () => request(app.getHttpServer()),
+    auth,
+    dataSource,
+    engine,
+    reset,
+    close: () => app.close(),
+  };
+}
+
+async function prepareMysql(): Promise<string> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set for the mysql project');
+  const parsed = new URL(url);
+  const database = parsed.pathname.replace(/^\//, '');
+  // Tests empty every table: refuse anything that is not plainly a test database.
+  if (!/test/i.test(database)) throw new Error(`Refusing to run tests on "${database}": its name must contain "test"`);
+  parsed.pathname = '/';
+  const connection = await createConnection({ uri: parsed.toString() });
+  await connection.query(
+    `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+  );
+  await connection.end();
+  return url;
+}
+
+const TABLES = [
+  'event_terms',
+  'event_organizers',
+  'event_translations',
+  'events',
+  'organizer_translations',
+  'organizers',
+  'venue_translations',
+  'venues',
+  'term_translations',
+  'terms',
+];
+
+async function emptyTables(dataSource: DataSource): Promise<void> {
+  // One connection: FOREIGN_KEY_CHECKS is a session setting.
+  const runner = dataSource.createQueryRunner();
+  try {
+    if (dataSource.options.type === 'mysql') {
+      await runner.query('SET FOREIGN_KEY_CHECKS = 0');
+      for (const table of TABLES) await runner.query(`TRUNCATE TABLE \`${table}\``);
+      await runner.query('SET FOREIGN_KEY_CHECKS = 1');
+    } else {
+      for (const table of TABLES) await runner.query(`DELETE FROM "${table}"`);
+      await runner.query(`DELETE FROM sqlite_sequence`).catch(() => undefined);
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
+/** The contract's error body, for exact assertions. */
+export function errorBody(code: string, status: number, params?: unknown, extra: Record<string, unknown> = {}) {
+  return {
+    code,
+    message: expect.any(String),
+    data: { status, ...(params !== undefined ? { params } : {}), ...extra },
+  };
+}
