@@ -13,8 +13,8 @@ import { HealthModule } from './health/health.module';
 import { I18nModule } from './i18n/i18n.module';
 import { IndexModule } from './index/index.module';
 import { loggerOptions } from './common/http/logger-options';
-// CATEGORIES_IMPORT
-// TAGS_IMPORT
+import { CategoriesModule } from './categories/categories.module';
+import { TagsModule } from './tags/tags.module';
 
 @Module({
   imports: [
@@ -33,8 +33,8 @@ import { loggerOptions } from './common/http/logger-options';
     AuthModule,
     HealthModule,
     IndexModule,
-    // CategoriesModule,
-    // TagsModule,
+    CategoriesModule,
+    TagsModule,
   ],
   providers: [
     // Registered here (not in main.ts) so e2e tests that import AppModule behave like production.

@@ -32,7 +32,9 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true, parameterLimit: 1000 });
   // Nest would turn parser errors into a bare 400; keep their meaning (invalid JSON, 413).
-  app.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => next(bodyParserError(error) ?? error));
+  app.use((error: unknown, _req: Request, _res: Response, next: NextFunction) =>
+    next(bodyParserError(error) ?? error),
+  );
   const requestContext = app.get(RequestContextMiddleware);
   app.use((req: Request, res: Response, next: NextFunction) => requestContext.use(req, res, next));
 
@@ -40,7 +42,14 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
   if (config.corsOrigins.length > 0) {
     app.enableCors({
       origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
-      exposedHeaders: ['X-Total', 'X-TotalPages', 'Link', 'X-Request-Id', 'Retry-After', 'Location'],
+      exposedHeaders: [
+        'X-Total',
+        'X-TotalPages',
+        'Link',
+        'X-Request-Id',
+        'Retry-After',
+        'Location',
+      ],
     });
   }
 

@@ -14,7 +14,9 @@ async function bootstrap(): Promise<void> {
 bootstrap().catch((error: unknown) => {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(
-    error instanceof ConfigurationError ? `Configuration error: ${message}\n` : `Start-up failed: ${message}\n`,
+    error instanceof ConfigurationError
+      ? `Configuration error: ${message}\n`
+      : `Start-up failed: ${message}\n`,
   );
   process.exit(1);
 });

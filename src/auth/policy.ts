@@ -11,7 +11,8 @@ export interface OwnedItem {
 
 export type Taxonomy = 'tribe_events_cat' | 'post_tag';
 
-const isOwner = (user: AuthUser | undefined, item: OwnedItem) => user !== undefined && user.id === item.authorId;
+const isOwner = (user: AuthUser | undefined, item: OwnedItem) =>
+  user !== undefined && user.id === item.authorId;
 
 /**
  * The role table of the contract (§3, §4) in one place. Services ask it;
@@ -27,7 +28,9 @@ export const AccessPolicy = {
     if (roleAtLeast(user, 'editor')) return true;
     if (!isOwner(user, item)) return false;
     if (roleAtLeast(user, 'author')) return true;
-    return roleAtLeast(user, 'contributor') && (item.status === 'draft' || item.status === 'pending');
+    return (
+      roleAtLeast(user, 'contributor') && (item.status === 'draft' || item.status === 'pending')
+    );
   },
 
   /** Read one item: anyone sees published ones; owners and editors see the rest. */

@@ -36,7 +36,9 @@ export class TokenService implements OnModuleInit {
       return;
     }
     if (this.config.production) {
-      this.logger.warn('No AUTH_JWT_SECRET or AUTH_JWKS_URL: running read-only, every write answers 401.');
+      this.logger.warn(
+        'No AUTH_JWT_SECRET or AUTH_JWKS_URL: running read-only, every write answers 401.',
+      );
       return;
     }
     this.useSecret(randomBytes(48));

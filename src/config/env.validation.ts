@@ -135,7 +135,9 @@ export function validateEnvironment(input: Record<string, unknown>): Record<stri
     const message = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
     const shown = first.property.includes('SECRET') ? '' : ` (got "${String(first.value)}")`;
     throw new ConfigurationError(
-      message.startsWith(first.property) ? `${message}${shown}` : `${first.property} ${message}${shown}`,
+      message.startsWith(first.property)
+        ? `${message}${shown}`
+        : `${first.property} ${message}${shown}`,
     );
   }
   return input;

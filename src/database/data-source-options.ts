@@ -36,7 +36,8 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
       extra: { connectionLimit: 10, enableKeepAlive: true },
     };
   }
-  if (settings.sqlitePath !== ':memory:') mkdirSync(dirname(settings.sqlitePath), { recursive: true });
+  if (settings.sqlitePath !== ':memory:')
+    mkdirSync(dirname(settings.sqlitePath), { recursive: true });
   return {
     ...common,
     type: 'better-sqlite3',

@@ -22,7 +22,9 @@ export class HealthController {
   @Get('ready')
   async ready(@Res({ passthrough: true }) res: Response) {
     try {
-      return await this.health.check([() => this.database.pingCheck('database', { timeout: 1000 })]);
+      return await this.health.check([
+        () => this.database.pingCheck('database', { timeout: 1000 }),
+      ]);
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;
       res.status(503).setHeader('Retry-After', '5');

@@ -29,8 +29,7 @@ export function languageFromAcceptHeader(header: string | undefined): Language |
 }
 
 export type LanguageResolution =
-  | { ok: true; language: Language }
-  | { ok: false; fallback: Language; value: unknown };
+  { ok: true; language: Language } | { ok: false; fallback: Language; value: unknown };
 
 /**
  * Resolves a request's language: the explicit parameter, else the

@@ -43,7 +43,10 @@ export const ERROR_MESSAGES: Catalogue<ErrorKey> = {
     en: 'The event category was not found.',
     nl: 'De evenementcategorie is niet gevonden.',
   },
-  'rest-tag-not-found': { en: 'The event tag was not found.', nl: 'De evenementtag is niet gevonden.' },
+  'rest-tag-not-found': {
+    en: 'The event tag was not found.',
+    nl: 'De evenementtag is niet gevonden.',
+  },
   'event-not-accessible': {
     en: 'The requested event is not accessible.',
     nl: 'Het gevraagde evenement is niet toegankelijk.',
@@ -137,10 +140,16 @@ export const REASON_MESSAGES = {
   },
   min: { en: '{name} is out of range.', nl: '{name} valt buiten het bereik.' },
   max: { en: '{name} is out of range.', nl: '{name} valt buiten het bereik.' },
-  isPositive: { en: '{name} must be a positive number.', nl: '{name} moet een positief getal zijn.' },
+  isPositive: {
+    en: '{name} must be a positive number.',
+    nl: '{name} moet een positief getal zijn.',
+  },
   maxLength: { en: '{name} is too long.', nl: '{name} is te lang.' },
   arrayMaxSize: { en: '{name} has too many items.', nl: '{name} heeft te veel elementen.' },
-  isEmail: { en: '{name} is not a valid e-mail address.', nl: '{name} is geen geldig e-mailadres.' },
+  isEmail: {
+    en: '{name} is not a valid e-mail address.',
+    nl: '{name} is geen geldig e-mailadres.',
+  },
   isUrl: { en: '{name} is not a valid URL.', nl: '{name} is geen geldige URL.' },
   isDateInput: { en: '{name} is not a valid date.', nl: '{name} is geen geldige datum.' },
   isTimezone: { en: '{name} is not a valid time zone.', nl: '{name} is geen geldige tijdzone.' },
@@ -152,7 +161,10 @@ export const REASON_MESSAGES = {
     en: '{name} must be an http(s) URL or a positive media ID.',
     nl: '{name} moet een http(s)-URL of een positief media-ID zijn.',
   },
-  notFound: { en: '{name} refers to a record that does not exist.', nl: '{name} verwijst naar een record dat niet bestaat.' },
+  notFound: {
+    en: '{name} refers to a record that does not exist.',
+    nl: '{name} verwijst naar een record dat niet bestaat.',
+  },
   endBeforeStart: {
     en: 'end_date must not be before start_date.',
     nl: 'end_date mag niet vóór start_date liggen.',
@@ -192,6 +204,8 @@ export function reasonMessage(
   language: Language,
   args: Record<string, string | number>,
 ): string {
-  const entry = (REASON_MESSAGES as Record<string, Record<Language, string>>)[reason] ?? REASON_MESSAGES.invalid;
+  const entry =
+    (REASON_MESSAGES as Record<string, Record<Language, string>>)[reason] ??
+    REASON_MESSAGES.invalid;
   return format(entry[language], args);
 }

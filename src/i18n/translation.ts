@@ -19,3 +19,16 @@ export function pickTranslation<T extends HasLanguage>(
 export function languagesOf(translations: readonly HasLanguage[]): Language[] {
   return LANGUAGES.filter((l) => translations.some((t) => t.language === l));
 }
+
+/** `translations` of context=edit: each language's texts, keyed nl, en in that order. */
+export function translationsOf<T extends HasLanguage, R>(
+  translations: readonly T[],
+  texts: (translation: T) => R,
+): Partial<Record<Language, R>> {
+  const result: Partial<Record<Language, R>> = {};
+  for (const language of LANGUAGES) {
+    const translation = translations.find((t) => t.language === language);
+    if (translation) result[language] = texts(translation);
+  }
+  return result;
+}

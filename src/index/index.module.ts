@@ -3,5 +3,9 @@ import { IndexController } from './index.controller';
 import { OpenApiDocumentStore } from './openapi-document.store';
 
 @Global()
-@Module({ controllers: [IndexController], providers: [OpenApiDocumentStore], exports: [OpenApiDocumentStore] })
+@Module({
+  controllers: [IndexController],
+  providers: [OpenApiDocumentStore],
+  exports: [OpenApiDocumentStore],
+})
 export class IndexModule {}

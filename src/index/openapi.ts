@@ -20,7 +20,8 @@ export function setupOpenApi(app: INestApplication, uiPath: string): OpenAPIObje
   const document = SwaggerModule.createDocument(app, config, {
     ignoreGlobalPrefix: true,
     extraModels: [ErrorBodyDto],
-    operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+    operationIdFactory: (controllerKey, methodKey) =>
+      `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
   app.get(OpenApiDocumentStore).set(document);
   SwaggerModule.setup(uiPath, app, document, {

@@ -28,7 +28,12 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
  * The namespace index (contract §9), derived from the generated OpenAPI
  * document so it lists exactly the routes and parameters that exist.
  */
-export function buildRouteIndex(document: OpenAPIObject, namespace: string, apiUrl: string, restRootUrl: string) {
+export function buildRouteIndex(
+  document: OpenAPIObject,
+  namespace: string,
+  apiUrl: string,
+  restRootUrl: string,
+) {
   const routes: Record<string, RouteEntry> = {};
   for (const [path, item] of Object.entries(document.paths)) {
     const relative = path === '/' ? '' : path;
@@ -55,14 +60,24 @@ function argsOf(operation: Schema, document: OpenAPIObject): Record<string, Rout
   const args: Record<string, RouteArg> = {};
   for (const parameter of (operation.parameters ?? []) as Schema[]) {
     if (parameter.in !== 'path' && parameter.in !== 'query') continue;
-    args[parameter.name] = describeArg(resolve(parameter.schema ?? {}, document), parameter.required === true, parameter.description);
+    args[parameter.name] = describeArg(
+      resolve(parameter.schema ?? {}, document),
+      parameter.required === true,
+      parameter.description,
+    );
   }
   const body = operation.requestBody?.content?.['application/json']?.schema;
   if (body) {
     const schema = resolve(body, document);
     const required = new Set<string>(schema.required ?? []);
-    for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
-      args[name] ??= describeArg(resolve(property, document), required.has(name), property.description);
+    for (const [name, property] of Object.entries(
+      (schema.properties ?? {}) as Record<string, Schema>,
+    )) {
+      args[name] ??= describeArg(
+        resolve(property, document),
+        required.has(name),
+        property.description,
+      );
     }
   }
   return args;
@@ -75,7 +90,9 @@ function describeArg(schema: Schema, required: boolean, description?: string): R
     type: Array.isArray(type) ? type.join('|') : type,
     ...(schema.default !== undefined ? { default: schema.default } : {}),
     ...(schema.enum ? { enum: schema.enum } : {}),
-    ...(description ?? schema.description ? { description: description ?? schema.description } : {}),
+    ...((description ?? schema.description)
+      ? { description: description ?? schema.description }
+      : {}),
   };
 }
 
@@ -83,5 +100,8 @@ function resolve(schema: Schema, document: OpenAPIObject): Schema {
   const ref: unknown = schema.$ref ?? schema.allOf?.[0]?.$ref;
   if (typeof ref !== 'string') return schema;
   const name = ref.split('/').pop() as string;
-  return { ...((document.components?.schemas?.[name] as Schema) ?? {}), ...(schema.description ? { description: schema.description } : {}) };
+  return {
+    ...((document.components?.schemas?.[name] as Schema) ?? {}),
+    ...(schema.description ? { description: schema.description } : {}),
+  };
 }

@@ -34,7 +34,9 @@ export class ApiError extends Error {
   }
 
   static invalid(name: string, reason: string, args?: Record<string, string | number>): ApiError {
-    return new ApiError('rest_invalid_param', { invalid: { [name]: { reason, args: { name, ...args } } } });
+    return new ApiError('rest_invalid_param', {
+      invalid: { [name]: { reason, args: { name, ...args } } },
+    });
   }
 
   static missing(...names: string[]): ApiError {

@@ -53,7 +53,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return;
     }
     const language = this.languageOf(req);
-    for (const [name, value] of Object.entries(error.details.headers ?? {})) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(error.details.headers ?? {}))
+      res.setHeader(name, value);
     res.status(error.status).json(renderError(error, language));
   }
 
@@ -73,7 +74,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn({ requestId: req.id, err: describe(exception) }, 'database unavailable');
-      return new ApiError('rest_service_unavailable', { headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
+      return new ApiError('rest_service_unavailable', {
+        headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+      });
     }
     this.logger.error({ requestId: req.id, err: describe(exception) }, 'unexpected error');
     return new ApiError('rest_internal_error');

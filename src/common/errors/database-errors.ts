@@ -20,14 +20,21 @@ function codeOf(error: unknown): unknown {
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   const driverError = (error as { driverError?: unknown } | null)?.driverError;
-  return UNAVAILABLE_CODES.has(codeOf(error) as string) || UNAVAILABLE_CODES.has(codeOf(driverError) as string);
+  return (
+    UNAVAILABLE_CODES.has(codeOf(error) as string) ||
+    UNAVAILABLE_CODES.has(codeOf(driverError) as string)
+  );
 }
 
 /** Unique-key violations on MySQL/MariaDB and SQLite. */
 export function isUniqueViolation(error: unknown): boolean {
   const driverError = (error as { driverError?: unknown } | null)?.driverError ?? error;
   const code = codeOf(driverError);
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (
+    code === 'ER_DUP_ENTRY' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }
 
 /** Deadlocks and lock timeouts that MySQL asks the client to retry. */

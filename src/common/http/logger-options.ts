@@ -13,7 +13,8 @@ type WithId = IncomingMessage & { id?: string };
  */
 export function assignRequestId(req: WithId, res: ServerResponse, next: () => void): void {
   const incoming = req.headers['x-request-id'];
-  req.id = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  req.id =
+    typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
   res.setHeader('X-Request-Id', req.id);
   next();
 }

@@ -28,6 +28,7 @@ function languageParameter(req: ContextualRequest): unknown {
   const fromQuery = req.query?.language;
   if (fromQuery !== undefined) return fromQuery;
   const body: unknown = req.body;
-  if (body && typeof body === 'object' && 'language' in body) return (body as { language: unknown }).language;
+  if (body && typeof body === 'object' && 'language' in body)
+    return (body as { language: unknown }).language;
   return undefined;
 }

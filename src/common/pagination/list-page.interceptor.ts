@@ -12,13 +12,15 @@ import { ListPage, totalPages } from './list-page';
 export class ListPageInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
-    return next.handle().pipe(
-      map((result: unknown) =>
-        result instanceof ListPage
-          ? renderListPage(result, http.getRequest<Request>(), http.getResponse<Response>())
-          : result,
-      ),
-    );
+    return next
+      .handle()
+      .pipe(
+        map((result: unknown) =>
+          result instanceof ListPage
+            ? renderListPage(result, http.getRequest<Request>(), http.getResponse<Response>())
+            : result,
+        ),
+      );
   }
 }
 
@@ -27,11 +29,16 @@ export function renderListPage(list: ListPage<unknown>, req: Request, res: Respo
   const pages = totalPages(list.total, perPage);
   const url = (p: number | undefined) => pageUrl(req, p);
   const next = page < pages ? url(page + 1) : undefined;
-  const previous = page > 1 && page - 1 <= Math.max(pages, 1) ? url(page - 1 > 1 ? page - 1 : undefined) : undefined;
+  const previous =
+    page > 1 && page - 1 <= Math.max(pages, 1)
+      ? url(page - 1 > 1 ? page - 1 : undefined)
+      : undefined;
 
   res.setHeader('X-Total', String(list.total));
   res.setHeader('X-TotalPages', String(pages));
-  const links = [next && `<${next}>; rel="next"`, previous && `<${previous}>; rel="prev"`].filter(Boolean);
+  const links = [next && `<${next}>; rel="next"`, previous && `<${previous}>; rel="prev"`].filter(
+    Boolean,
+  );
   if (links.length > 0) res.setHeader('Link', links.join(', '));
 
   return {

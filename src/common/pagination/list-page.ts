@@ -8,7 +8,10 @@ export interface PageWindow {
   offset: number;
 }
 
-export function pageWindow(query: { page?: number; per_page?: number }, maxPerPage: number): PageWindow {
+export function pageWindow(
+  query: { page?: number; per_page?: number },
+  maxPerPage: number,
+): PageWindow {
   const page = query.page ?? 1;
   const perPage = Math.min(query.per_page ?? 10, maxPerPage);
   return { page, perPage, offset: (page - 1) * perPage };

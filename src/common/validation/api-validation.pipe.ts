@@ -39,7 +39,9 @@ function flatten(errors: ValidationError[], prefix = ''): Failure[] {
 
 export function toApiError(errors: ValidationError[]): ApiError {
   const failures = flatten(errors);
-  const missing = [...new Set(failures.filter((f) => f.constraint === REQUIRED).map((f) => f.name))];
+  const missing = [
+    ...new Set(failures.filter((f) => f.constraint === REQUIRED).map((f) => f.name)),
+  ];
   if (missing.length > 0) return ApiError.missing(...missing);
   const invalid: Record<string, InvalidReason> = {};
   for (const failure of failures) {

@@ -1,7 +1,14 @@
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsInt, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
 import { isDateInput, parseZone } from '../time/dates';
-import { MAX_ID, parseBoolean, parseDecimal, parseIdList, parseInteger, parseList } from './input-parsing';
+import {
+  MAX_ID,
+  parseBoolean,
+  parseDecimal,
+  parseIdList,
+  parseInteger,
+  parseList,
+} from './input-parsing';
 
 /*
  * Transforms turn the loose input forms of the contract into typed values and
@@ -36,7 +43,8 @@ export function IsIdList(options?: ValidationOptions): PropertyDecorator {
         name: 'isIdList',
         validator: {
           validate: (value) =>
-            Array.isArray(value) && value.every((v) => Number.isInteger(v) && v >= 1 && v <= MAX_ID),
+            Array.isArray(value) &&
+            value.every((v) => Number.isInteger(v) && v >= 1 && v <= MAX_ID),
         },
       },
       options,
@@ -47,12 +55,18 @@ export function IsIdList(options?: ValidationOptions): PropertyDecorator {
 
 /** One of the contract's date input forms (§1). */
 export function IsDateInput(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy({ name: 'isDateInput', validator: { validate: (v) => isDateInput(v) } }, options);
+  return ValidateBy(
+    { name: 'isDateInput', validator: { validate: (v) => isDateInput(v) } },
+    options,
+  );
 }
 
 /** An IANA zone or UTC±H[:MM]. */
 export function IsTimezone(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy({ name: 'isTimezone', validator: { validate: (v) => parseZone(v) !== undefined } }, options);
+  return ValidateBy(
+    { name: 'isTimezone', validator: { validate: (v) => parseZone(v) !== undefined } },
+    options,
+  );
 }
 
 /** An absolute http(s) URL of at most 2,048 characters. */

@@ -21,7 +21,12 @@ export const MAX_ID = 2 ** 31 - 1;
 
 /** A positive integer up to 2^31−1, from a number or a digits-only string. */
 export function parseId(value: unknown): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d{1,10}$/.test(value.trim())
+        ? Number(value.trim())
+        : NaN;
   return Number.isInteger(n) && n >= 1 && n <= MAX_ID ? n : undefined;
 }
 
@@ -35,7 +40,8 @@ export function parseInteger(value: unknown): number | undefined {
 /** A finite decimal number from a number or a plain decimal string. */
 export function parseDecimal(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (typeof value === 'string' && /^-?\d{1,15}(\.\d{1,15})?$/.test(value.trim())) return Number(value.trim());
+  if (typeof value === 'string' && /^-?\d{1,15}(\.\d{1,15})?$/.test(value.trim()))
+    return Number(value.trim());
   return undefined;
 }
 
@@ -52,7 +58,8 @@ export function parseList(value: unknown): Array<string | number> | undefined {
       : typeof value === 'number'
         ? [value]
         : [];
-  if (!Array.isArray(value) && typeof value !== 'string' && typeof value !== 'number') return undefined;
+  if (!Array.isArray(value) && typeof value !== 'string' && typeof value !== 'number')
+    return undefined;
   const result: Array<string | number> = [];
   for (const item of items) {
     if (typeof item === 'number') result.push(item);

@@ -1,4 +1,11 @@
-import { MigrationInterface, QueryRunner, Table, TableColumnOptions, TableForeignKey, TableIndex } from 'typeorm';
+import {
+  MigrationInterface,
+  QueryRunner,
+  Table,
+  TableColumnOptions,
+  TableForeignKey,
+  TableIndex,
+} from 'typeorm';
 
 /**
  * The whole schema, written with TypeORM's Table API so the same migration
@@ -10,12 +17,35 @@ export class InitialSchema1763856000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     const mysql = q.connection.options.type === 'mysql';
     const longText = mysql ? 'mediumtext' : 'text';
-    const id: TableColumnOptions = { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' };
-    const int = (name: string, extra: Partial<TableColumnOptions> = {}): TableColumnOptions => ({ name, type: 'int', ...extra });
+    const id: TableColumnOptions = {
+      name: 'id',
+      type: 'integer',
+      isPrimary: true,
+      isGenerated: true,
+      generationStrategy: 'increment',
+    };
+    const int = (name: string, extra: Partial<TableColumnOptions> = {}): TableColumnOptions => ({
+      name,
+      type: 'int',
+      ...extra,
+    });
     const epoch = (name: string): TableColumnOptions => ({ name, type: 'bigint' });
-    const str = (name: string, length: number, nullable = true): TableColumnOptions => ({ name, type: 'varchar', length: String(length), isNullable: nullable });
-    const bool = (name: string, value: boolean): TableColumnOptions => ({ name, type: 'boolean', default: value ? 1 : 0 });
-    const text = (name: string, long = false): TableColumnOptions => ({ name, type: long ? longText : 'text', isNullable: true });
+    const str = (name: string, length: number, nullable = true): TableColumnOptions => ({
+      name,
+      type: 'varchar',
+      length: String(length),
+      isNullable: nullable,
+    });
+    const bool = (name: string, value: boolean): TableColumnOptions => ({
+      name,
+      type: 'boolean',
+      default: value ? 1 : 0,
+    });
+    const text = (name: string, long = false): TableColumnOptions => ({
+      name,
+      type: long ? longText : 'text',
+      isNullable: true,
+    });
     const post: TableColumnOptions[] = [
       id,
       int('author_id'),
@@ -34,13 +64,24 @@ export class InitialSchema1763856000000 implements MigrationInterface {
       text('excerpt'),
     ];
     const cascade = (column: string, table: string) =>
-      new TableForeignKey({ columnNames: [column], referencedTableName: table, referencedColumnNames: ['id'], onDelete: 'CASCADE' });
-    const index = (name: string, columnNames: string[], isUnique = false) => new TableIndex({ name, columnNames, isUnique });
+      new TableForeignKey({
+        columnNames: [column],
+        referencedTableName: table,
+        referencedColumnNames: ['id'],
+        onDelete: 'CASCADE',
+      });
+    const index = (name: string, columnNames: string[], isUnique = false) =>
+      new TableIndex({ name, columnNames, isUnique });
 
     await q.createTable(
       new Table({
         name: 'terms',
-        columns: [id, str('taxonomy', 32, false), int('parent_id', { default: 0 }), epoch('created_at')],
+        columns: [
+          id,
+          str('taxonomy', 32, false),
+          int('parent_id', { default: 0 }),
+          epoch('created_at'),
+        ],
         indices: [index('idx_terms_taxonomy_parent', ['taxonomy', 'parent_id'])],
       }),
     );
@@ -61,7 +102,11 @@ export class InitialSchema1763856000000 implements MigrationInterface {
         indices: [
           index('uq_term_translations_term_language', ['term_id', 'language'], true),
           index('uq_term_translations_slug', ['taxonomy', 'language', 'slug'], true),
-          index('uq_term_translations_name', ['taxonomy', 'language', 'parent_id', 'name_key'], true),
+          index(
+            'uq_term_translations_name',
+            ['taxonomy', 'language', 'parent_id', 'name_key'],
+            true,
+          ),
         ],
         foreignKeys: [cascade('term_id', 'terms')],
       }),
@@ -72,7 +117,9 @@ export class InitialSchema1763856000000 implements MigrationInterface {
         name: 'venues',
         columns: [
           ...post,
-          ...['address', 'city', 'country', 'province', 'state', 'zip', 'phone'].map((c) => str(c, 255)),
+          ...['address', 'city', 'country', 'province', 'state', 'zip', 'phone'].map((c) =>
+            str(c, 255),
+          ),
           str('website', 2048),
           str('stateprovince', 255),
           { name: 'geo_lat', type: 'double', isNullable: true },
@@ -114,7 +161,11 @@ export class InitialSchema1763856000000 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'organizer_translations',
-        columns: [...translation('organizer'), str('name', 200, false), str('name_key', 200, false)],
+        columns: [
+          ...translation('organizer'),
+          str('name', 200, false),
+          str('name_key', 200, false),
+        ],
         indices: [
           index('uq_organizer_translations_organizer_language', ['organizer_id', 'language'], true),
           index('uq_organizer_translations_slug', ['language', 'slug'], true),
@@ -156,8 +207,18 @@ export class InitialSchema1763856000000 implements MigrationInterface {
           index('idx_events_author', ['author_id']),
         ],
         foreignKeys: [
-          new TableForeignKey({ columnNames: ['venue_id'], referencedTableName: 'venues', referencedColumnNames: ['id'], onDelete: 'SET NULL' }),
-          new TableForeignKey({ columnNames: ['parent_id'], referencedTableName: 'events', referencedColumnNames: ['id'], onDelete: 'SET NULL' }),
+          new TableForeignKey({
+            columnNames: ['venue_id'],
+            referencedTableName: 'venues',
+            referencedColumnNames: ['id'],
+            onDelete: 'SET NULL',
+          }),
+          new TableForeignKey({
+            columnNames: ['parent_id'],
+            referencedTableName: 'events',
+            referencedColumnNames: ['id'],
+            onDelete: 'SET NULL',
+          }),
         ],
       }),
     );
@@ -175,7 +236,11 @@ export class InitialSchema1763856000000 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'event_organizers',
-        columns: [int('event_id', { isPrimary: true }), int('organizer_id', { isPrimary: true }), int('position')],
+        columns: [
+          int('event_id', { isPrimary: true }),
+          int('organizer_id', { isPrimary: true }),
+          int('position'),
+        ],
         indices: [index('idx_event_organizers_organizer', ['organizer_id', 'event_id'])],
         foreignKeys: [cascade('event_id', 'events'), cascade('organizer_id', 'organizers')],
       }),

@@ -38,7 +38,8 @@ export class Event extends PostColumns {
   @Column({ type: 'varchar', length: 2048, nullable: true }) website: string | null;
   @Column({ name: 'show_map', type: 'boolean', default: true }) showMap: boolean;
   @Column({ name: 'show_map_link', type: 'boolean', default: true }) showMapLink: boolean;
-  @Column({ name: 'hide_from_listings', type: 'boolean', default: false }) hideFromListings: boolean;
+  @Column({ name: 'hide_from_listings', type: 'boolean', default: false })
+  hideFromListings: boolean;
   @Column({ type: 'boolean', default: false }) sticky: boolean;
   @Column({ type: 'boolean', default: false }) featured: boolean;
   @Column({ type: 'boolean', default: false }) ticketed: boolean;

@@ -3,7 +3,9 @@ import { PostTranslationColumns } from '../../database/post-columns';
 import { Organizer } from './organizer.entity';
 
 @Entity('organizer_translations')
-@Index('uq_organizer_translations_organizer_language', ['organizerId', 'language'], { unique: true })
+@Index('uq_organizer_translations_organizer_language', ['organizerId', 'language'], {
+  unique: true,
+})
 @Index('uq_organizer_translations_slug', ['language', 'slug'], { unique: true })
 @Index('idx_organizer_translations_name', ['nameKey'])
 export class OrganizerTranslation extends PostTranslationColumns {

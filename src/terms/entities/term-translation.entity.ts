@@ -11,7 +11,9 @@ import { Term } from './term.entity';
 @Entity('term_translations')
 @Index('uq_term_translations_term_language', ['termId', 'language'], { unique: true })
 @Index('uq_term_translations_slug', ['taxonomy', 'language', 'slug'], { unique: true })
-@Index('uq_term_translations_name', ['taxonomy', 'language', 'parentId', 'nameKey'], { unique: true })
+@Index('uq_term_translations_name', ['taxonomy', 'language', 'parentId', 'nameKey'], {
+  unique: true,
+})
 export class TermTranslation {
   @IdColumn()
   id: number;

@@ -1,0 +1,105 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto';
+import { IdParamPipe } from '../common/http/id-param.pipe';
+import { LocationInterceptor } from '../common/http/location.interceptor';
+import { Ctx, RequestContext } from '../common/http/request-context';
+import { TermsService } from '../terms/terms.service';
+import { CATEGORIES } from '../terms/taxonomies';
+import { CreateCategoryDto } from './dto/create-category.dto';
+import { ListCategoriesQueryDto } from './dto/list-categories.query.dto';
+import { UpdateCategoryDto } from './dto/update-category.dto';
+
+@ApiTags('categories')
+@Controller('categories')
+export class CategoriesController {
+  constructor(private readonly terms: TermsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List event categories' })
+  list(@Query() query: ListCategoriesQueryDto, @Ctx() ctx: RequestContext) {
+    return this.terms.list(CATEGORIES, query, ctx);
+  }
+
+  @Post()
+  @ApiBearerAuth()
+  @UseInterceptors(LocationInterceptor)
+  @ApiOperation({ summary: 'Create an event category (author and up)' })
+  create(
+    @Body() body: CreateCategoryDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.terms.create(CATEGORIES, body, ctx);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read an event category' })
+  get(
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: ViewQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.terms.get(CATEGORIES, id, ctx, query.context);
+  }
+
+  @Post(':id')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an event category' })
+  updateByPost(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateCategoryDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.terms.update(CATEGORIES, id, body, ctx);
+  }
+
+  @Put(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an event category' })
+  updateByPut(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateCategoryDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.terms.update(CATEGORIES, id, body, ctx);
+  }
+
+  @Patch(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an event category' })
+  updateByPatch(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateCategoryDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.terms.update(CATEGORIES, id, body, ctx);
+  }
+
+  @Delete(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Delete an event category for good; answers it as it was' })
+  remove(
+    @Param('id', IdParamPipe) id: number,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.terms.remove(CATEGORIES, id, ctx);
+  }
+}

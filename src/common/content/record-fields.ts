@@ -1,0 +1,78 @@
+import type { Language } from '../../i18n/language';
+import { fromEpoch, toWire } from '../time/dates';
+
+/** The publication/modification dates of a record (`date` in the site zone, `*_utc` in UTC). */
+export function publicationFields(
+  item: { publishedAt: number; modifiedAt: number },
+  siteZone: string,
+) {
+  return {
+    date: toWire(fromEpoch(item.publishedAt, siteZone)),
+    date_utc: toWire(fromEpoch(item.publishedAt)),
+    modified: toWire(fromEpoch(item.modifiedAt, siteZone)),
+    modified_utc: toWire(fromEpoch(item.modifiedAt)),
+  };
+}
+
+/** `<host[:port] of PUBLIC_SITE_URL>?id=<id>` (contract §6). */
+export function globalId(siteUrl: string, id: number): string {
+  return `${new URL(siteUrl).host}?id=${id}`;
+}
+
+/** Public permalink: `PUBLIC_SITE_URL/<language>/<path>/<slug>/`. */
+export function permalink(siteUrl: string, language: Language, path: string, slug: string): string {
+  return `${siteUrl}/${language}/${path}/${encodeURIComponent(slug)}/`;
+}
+
+export interface ImageOutput {
+  id: number | null;
+  url: string | null;
+  extension: string | null;
+}
+
+/** `{id, url, extension}` or `false` (contract §6). URLs are never fetched. */
+export function imageField(item: {
+  imageId: number | null;
+  imageUrl: string | null;
+}): ImageOutput | false {
+  if (item.imageId === null && item.imageUrl === null) return false;
+  return { id: item.imageId, url: item.imageUrl, extension: extensionOf(item.imageUrl) };
+}
+
+function extensionOf(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    const match = /\.([A-Za-z0-9]{1,10})$/.exec(new URL(url).pathname);
+    return match ? match[1].toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Image input: an http(s) URL or a positive media ID; `""`, `0`, `false` or
+ * `null` clears it. Returns the columns to store, or undefined when invalid.
+ */
+export function parseImageInput(
+  value: unknown,
+): { imageId: number | null; imageUrl: string | null } | undefined {
+  if (value === '' || value === 0 || value === '0' || value === false || value === null) {
+    return { imageId: null, imageUrl: null };
+  }
+  if (typeof value === 'number' || (typeof value === 'string' && /^\d+$/.test(value))) {
+    const id = Number(value);
+    return Number.isInteger(id) && id >= 1 && id <= 2 ** 31 - 1
+      ? { imageId: id, imageUrl: null }
+      : undefined;
+  }
+  if (typeof value === 'string' && value.length <= 2048) {
+    try {
+      const url = new URL(value);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && url.hostname)
+        return { imageId: null, imageUrl: value };
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,67 @@
+import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { AuthUser } from '../../auth/auth-user';
+import { AccessPolicy, OwnedItem, POST_STATUSES, PostStatus } from '../../auth/policy';
+import { ApiError } from '../errors/api-error';
+import { ErrorKey } from '../errors/error-codes';
+
+/** Which statuses a list shows, and whether unpublished rows must be the caller's own. */
+export interface StatusScope {
+  statuses: PostStatus[];
+  ownerId?: number;
+}
+
+const ALL_BUT_TRASH = POST_STATUSES.filter((s) => s !== 'trash');
+
+/**
+ * The list `status` filter (contract §4): anonymous callers and subscribers
+ * may ask only for `publish`; others get every status but trash by default,
+ * limited to their own items below editor.
+ */
+export function listStatusScope(
+  user: AuthUser | undefined,
+  requested: PostStatus[] | undefined,
+): StatusScope {
+  if (!AccessPolicy.canListUnpublished(user)) {
+    if (requested?.some((s) => s !== 'publish'))
+      throw ApiError.invalid('status', 'statusNotAllowed');
+    return { statuses: ['publish'] };
+  }
+  const statuses = requested && requested.length > 0 ? requested : ALL_BUT_TRASH;
+  return { statuses, ownerId: AccessPolicy.seesAllUnpublished(user) ? undefined : user?.id };
+}
+
+/** Adds the scope to a query over `alias` (with `status` and `authorId` properties). */
+export function applyStatusScope<T extends ObjectLiteral>(
+  qb: SelectQueryBuilder<T>,
+  alias: string,
+  scope: StatusScope,
+): SelectQueryBuilder<T> {
+  qb.andWhere(`${alias}.status IN (:...scopeStatuses)`, { scopeStatuses: scope.statuses });
+  if (scope.ownerId !== undefined && scope.statuses.some((s) => s !== 'publish')) {
+    qb.andWhere(`(${alias}.status = :scopePublished OR ${alias}.authorId = :scopeOwner)`, {
+      scopePublished: 'publish',
+      scopeOwner: scope.ownerId,
+    });
+  }
+  return qb;
+}
+
+/**
+ * Single reads (contract §4): a caller who may not see the item gets 403,
+ * with `trashed` for a trashed event (`event-no-longer-available`).
+ */
+export function assertCanSee(
+  user: AuthUser | undefined,
+  item: OwnedItem,
+  errors: { notAccessible: ErrorKey; trashed?: ErrorKey },
+): void {
+  if (AccessPolicy.canSeeItem(user, item)) return;
+  throw new ApiError(
+    item.status === 'trash' && errors.trashed ? errors.trashed : errors.notAccessible,
+  );
+}
+
+/** Update and delete need the role table's permission (403 otherwise). */
+export function assertCanEdit(user: AuthUser | undefined, item: OwnedItem): void {
+  if (!AccessPolicy.canEditItem(user, item)) throw ApiError.forbidden();
+}

@@ -1,0 +1,101 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto';
+import { IdParamPipe } from '../common/http/id-param.pipe';
+import { LocationInterceptor } from '../common/http/location.interceptor';
+import { Ctx, RequestContext } from '../common/http/request-context';
+import { TermsService } from '../terms/terms.service';
+import { TAGS } from '../terms/taxonomies';
+import { CreateTermDto } from '../terms/dto/create-term.dto';
+import { TermListQueryDto } from '../terms/dto/term-list.query.dto';
+import { UpdateTermDto } from '../terms/dto/update-term.dto';
+
+@ApiTags('tags')
+@Controller('tags')
+export class TagsController {
+  constructor(private readonly terms: TermsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List event tags' })
+  list(@Query() query: TermListQueryDto, @Ctx() ctx: RequestContext) {
+    return this.terms.list(TAGS, query, ctx);
+  }
+
+  @Post()
+  @ApiBearerAuth()
+  @UseInterceptors(LocationInterceptor)
+  @ApiOperation({ summary: 'Create an event tag (editor and up)' })
+  create(@Body() body: CreateTermDto, @Query() _q: LanguageQueryDto, @Ctx() ctx: RequestContext) {
+    return this.terms.create(TAGS, body, ctx);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read an event tag' })
+  get(
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: ViewQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.terms.get(TAGS, id, ctx, query.context);
+  }
+
+  @Post(':id')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an event tag' })
+  updateByPost(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateTermDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.terms.update(TAGS, id, body, ctx);
+  }
+
+  @Put(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an event tag' })
+  updateByPut(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateTermDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.terms.update(TAGS, id, body, ctx);
+  }
+
+  @Patch(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an event tag' })
+  updateByPatch(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateTermDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.terms.update(TAGS, id, body, ctx);
+  }
+
+  @Delete(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Delete an event tag for good; answers it as it was' })
+  remove(
+    @Param('id', IdParamPipe) id: number,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.terms.remove(TAGS, id, ctx);
+  }
+}

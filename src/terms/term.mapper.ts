@@ -1,0 +1,73 @@
+import { permalink } from '../common/content/record-fields';
+import type { Language } from '../i18n/language';
+import { languagesOf, pickTranslation, translationsOf } from '../i18n/translation';
+import { TermTranslation } from './entities/term-translation.entity';
+import { Term } from './entities/term.entity';
+import { TaxonomyInfo } from './taxonomies';
+
+export interface TermTexts {
+  name: string;
+  description: string;
+  slug: string;
+}
+
+/** The category/tag record of contract §6, fields in the documented order. */
+export interface TermRecord {
+  id: number;
+  count: number;
+  description: string;
+  url: string;
+  name: string;
+  slug: string;
+  taxonomy: string;
+  parent?: number;
+  meta: [];
+  urls: { self: string; collection: string; up?: string };
+  language: Language;
+  languages: Language[];
+  translations?: Partial<Record<Language, TermTexts>>;
+}
+
+export interface TermMapOptions {
+  language: Language;
+  apiUrl: string;
+  siteUrl: string;
+  /** Add both languages' texts (context=edit by a caller who may edit terms). */
+  withTranslations: boolean;
+}
+
+function texts(t: TermTranslation): TermTexts {
+  return { name: t.name, description: t.description ?? '', slug: t.slug };
+}
+
+export function mapTerm(
+  term: Term,
+  count: number,
+  info: TaxonomyInfo,
+  options: TermMapOptions,
+): TermRecord {
+  const shown = pickTranslation(term.translations, options.language) as TermTranslation;
+  const language = shown.language as Language;
+  const collection = `${options.apiUrl}/${info.collection}`;
+  return {
+    id: term.id,
+    count,
+    description: shown.description ?? '',
+    url: permalink(options.siteUrl, language, info.permalinkPath, shown.slug),
+    name: shown.name,
+    slug: shown.slug,
+    taxonomy: term.taxonomy,
+    ...(info.hasParent ? { parent: term.parentId } : {}),
+    meta: [],
+    urls: {
+      self: `${collection}/${term.id}`,
+      collection,
+      ...(term.parentId ? { up: `${collection}/${term.parentId}` } : {}),
+    },
+    language,
+    languages: languagesOf(term.translations),
+    ...(options.withTranslations
+      ? { translations: translationsOf(term.translations, texts) }
+      : {}),
+  };
+}

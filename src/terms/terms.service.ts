@@ -1,0 +1,455 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Brackets, DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
+import { AccessPolicy } from '../auth/policy';
+import {
+  firstFreeSlug,
+  retryOnUniqueViolation,
+  slugFamilyPattern,
+  toSlug,
+} from '../common/content/slugs';
+import { applyTranslatedFields } from '../common/content/translations';
+import { ApiError } from '../common/errors/api-error';
+import type { RequestContext } from '../common/http/request-context';
+import { ListPage, pageWindow } from '../common/pagination/list-page';
+import { likeContains, LIKE_ESCAPE } from '../common/content/search';
+import { nowEpoch } from '../common/time/dates';
+import { appConfig } from '../config/app.config';
+import { Event } from '../events/entities/event.entity';
+import { EventTerm } from '../events/entities/event-term.entity';
+import { otherLanguage } from '../i18n/language';
+import { TermTranslation } from './entities/term-translation.entity';
+import { Term } from './entities/term.entity';
+import { TermListQueryDto } from './dto/term-list.query.dto';
+import { mapTerm, TermRecord } from './term.mapper';
+import { TaxonomyInfo } from './taxonomies';
+
+/** Term writes: tags have no `parent`; categories may. */
+export interface TermInput {
+  name?: string;
+  description?: string;
+  slug?: string;
+  parent?: number;
+}
+
+export interface TermListInput extends TermListQueryDto {
+  parent?: number;
+}
+
+/**
+ * Categories and tags: one implementation, parametrised by taxonomy
+ * (contract §5.3, §6, §7).
+ */
+@Injectable()
+export class TermsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+  ) {}
+
+  async list(
+    info: TaxonomyInfo,
+    query: TermListInput,
+    ctx: RequestContext,
+  ): Promise<ListPage<TermRecord>> {
+    const withTranslations = this.assertContext(info, query.context, ctx);
+    await this.assertTermsExist(info, 'include', query.include);
+    await this.assertTermsExist(info, 'exclude', query.exclude);
+    if (query.parent !== undefined) await this.assertTermsExist(info, 'parent', [query.parent]);
+    const eventId = query.event ?? query.post;
+    if (eventId !== undefined)
+      await this.assertEventVisible(eventId, query.event !== undefined ? 'event' : 'post', ctx);
+
+    const window = pageWindow(query, this.config.maxPerPage);
+    const qb = this.listQuery(info, query, ctx, eventId);
+    const total = await qb.clone().getCount();
+    const direction = query.order === 'desc' ? 'DESC' : 'ASC';
+    const rows: Array<{ id: number | string; count: number | string }> = await qb
+      .select('t.id', 'id')
+      .addSelect('COALESCE(cnt.c, 0)', 'count')
+      .addSelect(this.sortExpression(query), 'sort_key')
+      .orderBy('sort_key', direction)
+      .addOrderBy('t.id', direction)
+      .offset(window.offset)
+      .limit(window.perPage)
+      .getRawMany();
+    const terms = await this.loadTerms(rows.map((r) => Number(r.id)));
+    const items = rows.map((row) =>
+      mapTerm(
+        terms.get(Number(row.id)) as Term,
+        Number(row.count),
+        info,
+        this.mapOptions(ctx, withTranslations),
+      ),
+    );
+    return new ListPage(info.collection, items, total, window);
+  }
+
+  async get(
+    info: TaxonomyInfo,
+    id: number,
+    ctx: RequestContext,
+    context?: 'view' | 'edit',
+  ): Promise<TermRecord> {
+    const withTranslations = this.assertContext(info, context, ctx);
+    const term = await this.findOrFail(info, id);
+    return this.map(info, term, ctx, withTranslations);
+  }
+
+  async create(info: TaxonomyInfo, input: TermInput, ctx: RequestContext): Promise<TermRecord> {
+    this.assertCanManage(info, ctx);
+    const parentId = await this.resolveParent(info, input.parent, undefined);
+    const name = (input.name as string).trim();
+    const id = await retryOnUniqueViolation(() =>
+      this.dataSource.transaction(async (manager) => {
+        await this.assertNameFree(manager, info, ctx.language, parentId, name, undefined);
+        const slug = await this.freeSlug(
+          manager,
+          info,
+          ctx.language,
+          toSlug(input.slug || name, 'term'),
+          undefined,
+        );
+        const term = await manager.save(Term, {
+          taxonomy: info.taxonomy,
+          parentId,
+          createdAt: nowEpoch(),
+        });
+        await manager.save(TermTranslation, {
+          termId: term.id,
+          taxonomy: info.taxonomy,
+          parentId,
+          language: ctx.language,
+          name,
+          nameKey: name.toLowerCase(),
+          slug,
+          description: input.description ?? null,
+        });
+        return term.id;
+      }),
+    );
+    return this.map(info, await this.findOrFail(info, id), ctx, false);
+  }
+
+  async update(
+    info: TaxonomyInfo,
+    id: number,
+    input: TermInput,
+    ctx: RequestContext,
+  ): Promise<TermRecord> {
+    const current = await this.findOrFail(info, id);
+    this.assertCanManage(info, ctx);
+    const parentId =
+      input.parent === undefined
+        ? current.parentId
+        : await this.resolveParent(info, input.parent, id);
+    await retryOnUniqueViolation(() =>
+      this.dataSource.transaction(async (manager) => {
+        const term = (await manager.findOne(Term, {
+          where: { id },
+          relations: { translations: true },
+        })) as Term;
+        const name = input.name?.trim();
+        const translation = applyTranslatedFields(
+          term.translations,
+          ctx.language,
+          { name, description: input.description },
+          { field: 'name', wireName: 'name' },
+          () =>
+            manager.create(TermTranslation, {
+              termId: id,
+              taxonomy: info.taxonomy,
+              description: null,
+            }),
+        );
+        if (translation && name !== undefined) {
+          translation.nameKey = name.toLowerCase();
+          await this.assertNameFree(manager, info, ctx.language, parentId, name, id);
+        }
+        if (translation && (input.slug || !translation.slug)) {
+          translation.slug = await this.freeSlug(
+            manager,
+            info,
+            ctx.language,
+            toSlug(input.slug || translation.name, 'term'),
+            id,
+          );
+        }
+        if (parentId !== term.parentId) {
+          for (const other of term.translations) {
+            if (other !== translation)
+              await this.assertNameFree(manager, info, other.language, parentId, other.name, id);
+          }
+        }
+        term.parentId = parentId;
+        for (const t of term.translations) t.parentId = parentId;
+        await manager.save(Term, term);
+        await manager.save(TermTranslation, term.translations);
+      }),
+    );
+    return this.map(info, await this.findOrFail(info, id), ctx, false);
+  }
+
+  /** Permanent delete; answers the term as it was. Children of a category lose their parent. */
+  async remove(info: TaxonomyInfo, id: number, ctx: RequestContext): Promise<TermRecord> {
+    const term = await this.findOrFail(info, id);
+    this.assertCanManage(info, ctx);
+    const record = await this.map(info, term, ctx, false);
+    await this.dataSource.transaction(async (manager) => {
+      await manager.update(Term, { parentId: id, taxonomy: info.taxonomy }, { parentId: 0 });
+      await manager.update(
+        TermTranslation,
+        { parentId: id, taxonomy: info.taxonomy },
+        { parentId: 0 },
+      );
+      await manager.delete(EventTerm, { termId: id });
+      await manager.delete(Term, { id });
+    });
+    return record;
+  }
+
+  /** Published events per term, for `count`. */
+  async publishedCounts(termIds: number[]): Promise<Map<number, number>> {
+    if (termIds.length === 0) return new Map();
+    const rows: Array<{ termId: number | string; c: number | string }> = await this.dataSource
+      .createQueryBuilder(EventTerm, 'et')
+      .innerJoin(Event, 'e', 'e.id = et.eventId')
+      .select('et.termId', 'termId')
+      .addSelect('COUNT(*)', 'c')
+      .where('et.termId IN (:...termIds)', { termIds })
+      .andWhere('e.status = :published', { published: 'publish' })
+      .groupBy('et.termId')
+      .getRawMany();
+    return new Map(rows.map((r) => [Number(r.termId), Number(r.c)]));
+  }
+
+  /** Terms with translations by ID (for the events mapper too). */
+  async loadTerms(ids: number[]): Promise<Map<number, Term>> {
+    if (ids.length === 0) return new Map();
+    const terms = await this.dataSource
+      .getRepository(Term)
+      .find({ where: { id: In(ids) }, relations: { translations: true } });
+    return new Map(terms.map((t) => [t.id, t]));
+  }
+
+  private listQuery(
+    info: TaxonomyInfo,
+    query: TermListInput,
+    ctx: RequestContext,
+    eventId: number | undefined,
+  ) {
+    const qb = this.dataSource
+      .createQueryBuilder(Term, 't')
+      .leftJoin(TermTranslation, 'tr', 'tr.termId = t.id AND tr.language = :language', {
+        language: ctx.language,
+      })
+      .leftJoin(TermTranslation, 'fb', 'fb.termId = t.id AND fb.language = :fallback', {
+        fallback: otherLanguage(ctx.language),
+      })
+      .leftJoin(
+        (sub: SelectQueryBuilder<EventTerm>) =>
+          sub
+            .select('et.term_id', 'term_id')
+            .addSelect('COUNT(*)', 'c')
+            .from(EventTerm, 'et')
+            .innerJoin(Event, 'e', 'e.id = et.event_id')
+            .where('e.status = :published', { published: 'publish' })
+            .groupBy('et.term_id'),
+        'cnt',
+        'cnt.term_id = t.id',
+      )
+      .where('t.taxonomy = :taxonomy', { taxonomy: info.taxonomy });
+    if (query.hide_empty !== false) qb.andWhere('COALESCE(cnt.c, 0) > 0');
+    if (query.search !== undefined) {
+      qb.andWhere(
+        new Brackets((w) =>
+          w
+            .where(`COALESCE(tr.nameKey, fb.nameKey) LIKE :search ${LIKE_ESCAPE}`)
+            .orWhere(`COALESCE(tr.slug, fb.slug) LIKE :search ${LIKE_ESCAPE}`),
+        ),
+        { search: likeContains(query.search.toLowerCase()) },
+      );
+    }
+    if (query.include?.length) qb.andWhere('t.id IN (:...include)', { include: query.include });
+    if (query.exclude?.length) qb.andWhere('t.id NOT IN (:...exclude)', { exclude: query.exclude });
+    if (query.parent !== undefined) qb.andWhere('t.parentId = :parent', { parent: query.parent });
+    if (query.slug !== undefined) {
+      qb.andWhere(
+        't.id IN ' +
+          qb
+            .subQuery()
+            .select('s.termId')
+            .from(TermTranslation, 's')
+            .where('s.taxonomy = :taxonomy AND s.slug = :slug')
+            .getQuery(),
+        { slug: query.slug },
+      );
+    }
+    if (eventId !== undefined) {
+      qb.andWhere(
+        't.id IN ' +
+          qb
+            .subQuery()
+            .select('l.termId')
+            .from(EventTerm, 'l')
+            .where('l.eventId = :eventId')
+            .getQuery(),
+        { eventId },
+      );
+    }
+    return qb;
+  }
+
+  private sortExpression(query: TermListInput): string {
+    switch (query.orderby) {
+      case 'id':
+        return 't.id';
+      case 'slug':
+        return 'COALESCE(tr.slug, fb.slug)';
+      case 'count':
+        return 'COALESCE(cnt.c, 0)';
+      case 'description':
+        return "COALESCE(tr.description, fb.description, '')";
+      case 'include':
+        return query.include?.length
+          ? `CASE ${query.include.map((id, i) => `WHEN t.id = ${Number(id)} THEN ${i}`).join(' ')} ELSE ${query.include.length} END`
+          : 't.id';
+      default:
+        return 'COALESCE(tr.nameKey, fb.nameKey)';
+    }
+  }
+
+  private async findOrFail(info: TaxonomyInfo, id: number): Promise<Term> {
+    const term = id
+      ? await this.dataSource.getRepository(Term).findOne({
+          where: { id, taxonomy: info.taxonomy },
+          relations: { translations: true },
+        })
+      : null;
+    if (!term || term.translations.length === 0) throw new ApiError(info.notFound);
+    return term;
+  }
+
+  private async map(
+    info: TaxonomyInfo,
+    term: Term,
+    ctx: RequestContext,
+    withTranslations: boolean,
+  ) {
+    const counts = await this.publishedCounts([term.id]);
+    return mapTerm(term, counts.get(term.id) ?? 0, info, this.mapOptions(ctx, withTranslations));
+  }
+
+  private mapOptions(ctx: RequestContext, withTranslations: boolean) {
+    return {
+      language: ctx.language,
+      apiUrl: ctx.apiUrl,
+      siteUrl: this.config.publicSiteUrl,
+      withTranslations,
+    };
+  }
+
+  private assertCanManage(info: TaxonomyInfo, ctx: RequestContext): void {
+    if (!AccessPolicy.canManageTerms(ctx.user, info.taxonomy)) throw ApiError.forbidden();
+  }
+
+  /** context=edit needs a caller who may edit terms of this taxonomy. */
+  private assertContext(
+    info: TaxonomyInfo,
+    context: 'view' | 'edit' | undefined,
+    ctx: RequestContext,
+  ): boolean {
+    if (context !== 'edit') return false;
+    if (!ctx.user) throw ApiError.unauthorized();
+    this.assertCanManage(info, ctx);
+    return true;
+  }
+
+  private async assertTermsExist(
+    info: TaxonomyInfo,
+    name: string,
+    ids: number[] | undefined,
+  ): Promise<void> {
+    if (!ids?.length) return;
+    const found = await this.dataSource
+      .getRepository(Term)
+      .count({ where: { id: In([...new Set(ids)]), taxonomy: info.taxonomy } });
+    if (found !== new Set(ids).size) throw ApiError.invalid(name, 'notFound');
+  }
+
+  private async assertEventVisible(
+    eventId: number,
+    name: string,
+    ctx: RequestContext,
+  ): Promise<void> {
+    const event = await this.dataSource
+      .getRepository(Event)
+      .findOne({ where: { id: eventId }, select: { id: true, authorId: true, status: true } });
+    if (!event || !AccessPolicy.canSeeItem(ctx.user, event))
+      throw ApiError.invalid(name, 'notFound');
+  }
+
+  /** Categories only: an existing category, not the term itself nor one of its descendants. */
+  private async resolveParent(
+    info: TaxonomyInfo,
+    parent: number | undefined,
+    selfId: number | undefined,
+  ): Promise<number> {
+    if (!info.hasParent || !parent) return 0;
+    const repo = this.dataSource.getRepository(Term);
+    let cursor: number = parent;
+    for (let depth = 0; cursor !== 0; depth++) {
+      if (cursor === selfId) throw ApiError.invalid('parent', 'parentCycle');
+      const node = await repo.findOne({
+        where: { id: cursor, taxonomy: info.taxonomy },
+        select: { id: true, parentId: true },
+      });
+      if (!node) throw ApiError.invalid('parent', 'notFound');
+      if (depth > 100) break;
+      cursor = node.parentId;
+    }
+    return parent;
+  }
+
+  private async assertNameFree(
+    manager: EntityManager,
+    info: TaxonomyInfo,
+    language: string,
+    parentId: number,
+    name: string,
+    selfId: number | undefined,
+  ): Promise<void> {
+    const clash = await manager.findOne(TermTranslation, {
+      where: { taxonomy: info.taxonomy, language, parentId, nameKey: name.toLowerCase() },
+      select: { id: true, termId: true },
+    });
+    if (clash && clash.termId !== selfId)
+      throw new ApiError('term_exists', { data: { term_id: clash.termId } });
+  }
+
+  private async freeSlug(
+    manager: EntityManager,
+    info: TaxonomyInfo,
+    language: string,
+    base: string,
+    selfId: number | undefined,
+  ): Promise<string> {
+    const rows = await manager
+      .createQueryBuilder(TermTranslation, 's')
+      .select(['s.slug', 's.termId'])
+      .where('s.taxonomy = :taxonomy AND s.language = :language', {
+        taxonomy: info.taxonomy,
+        language,
+      })
+      .andWhere('(s.slug = :base OR s.slug LIKE :pattern)', {
+        base,
+        pattern: slugFamilyPattern(base),
+      })
+      .getMany();
+    return firstFreeSlug(
+      base,
+      rows.filter((r) => r.termId !== selfId).map((r) => r.slug),
+    );
+  }
+}
