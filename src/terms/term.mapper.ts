@@ -66,8 +66,6 @@ export function mapTerm(
     },
     language,
     languages: languagesOf(term.translations),
-    ...(options.withTranslations
-      ? { translations: translationsOf(term.translations, texts) }
-      : {}),
+    ...(options.withTranslations ? { translations: translationsOf(term.translations, texts) } : {}),
   };
 }

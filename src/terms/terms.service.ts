@@ -11,6 +11,9 @@ import {
 } from '../common/content/slugs';
 import { applyTranslatedFields } from '../common/content/translations';
 import { ApiError } from '../common/errors/api-error';
+import { isUniqueViolation } from '../common/errors/database-errors';
+import { MAX_LIST_ITEMS } from '../common/validation/decorators';
+import { parseId, parseList } from '../common/validation/input-parsing';
 import type { RequestContext } from '../common/http/request-context';
 import { ListPage, pageWindow } from '../common/pagination/list-page';
 import { likeContains, LIKE_ESCAPE } from '../common/content/search';
@@ -23,7 +26,7 @@ import { TermTranslation } from './entities/term-translation.entity';
 import { Term } from './entities/term.entity';
 import { TermListQueryDto } from './dto/term-list.query.dto';
 import { mapTerm, TermRecord } from './term.mapper';
-import { TaxonomyInfo } from './taxonomies';
+import { CATEGORIES, TAGS, TaxonomyInfo } from './taxonomies';
 
 /** Term writes: tags have no `parent`; categories may. */
 export interface TermInput {
@@ -207,6 +210,160 @@ export class TermsService {
       await manager.delete(Term, { id });
     });
     return record;
+  }
+
+  /** Term records by ID with their counts, in two queries (events embed these). */
+  async recordsByIds(ids: number[], ctx: RequestContext): Promise<Map<number, TermRecord>> {
+    const unique = [...new Set(ids)];
+    const [terms, counts] = await Promise.all([
+      this.loadTerms(unique),
+      this.publishedCounts(unique),
+    ]);
+    const records = new Map<number, TermRecord>();
+    for (const term of terms.values()) {
+      if (term.translations.length === 0) continue;
+      const info = term.taxonomy === CATEGORIES.taxonomy ? CATEGORIES : TAGS;
+      records.set(
+        term.id,
+        mapTerm(term, counts.get(term.id) ?? 0, info, this.mapOptions(ctx, false)),
+      );
+    }
+    return records;
+  }
+
+  /**
+   * An event's `categories`/`tags` input (contract §6): IDs or names/slugs,
+   * mixed, array or comma list. Unknown IDs → 400; unknown names create the
+   * term in the request's language if the caller may, else 403. `""`/[] → [].
+   * Runs inside the event write's transaction.
+   */
+  async resolveForEvent(
+    manager: EntityManager,
+    info: TaxonomyInfo,
+    input: unknown,
+    ctx: RequestContext,
+  ): Promise<number[] | undefined> {
+    if (input === undefined) return undefined;
+    if (input === null || input === '' || input === 0) return [];
+    const values = parseList(input);
+    if (!values || values.length > MAX_LIST_ITEMS || values.some((v) => String(v).length > 200)) {
+      throw ApiError.invalid(info.collection, 'invalid');
+    }
+    const ids: number[] = [];
+    for (const value of values) {
+      const text = String(value);
+      if (/^\d+$/.test(text)) {
+        const id = parseId(text);
+        if (
+          id === undefined ||
+          !(await manager.exists(Term, { where: { id, taxonomy: info.taxonomy } }))
+        ) {
+          throw ApiError.invalid(info.collection, 'notFound');
+        }
+        ids.push(id);
+      } else {
+        ids.push(await this.findOrCreateByName(manager, info, text, ctx));
+      }
+    }
+    return [...new Set(ids)];
+  }
+
+  /** List filters: slugs or IDs to term IDs; a term that does not exist → 400. */
+  async idsForFilter(
+    info: TaxonomyInfo,
+    values: Array<string | number>,
+    paramName: string,
+  ): Promise<number[]> {
+    const ids = new Set<number>();
+    const numeric = values.filter((v) => typeof v === 'number' || /^\d+$/.test(v)).map(Number);
+    const slugs = values.filter((v) => typeof v === 'string' && !/^\d+$/.test(v)) as string[];
+    if (numeric.length > 0) {
+      const found = await this.dataSource
+        .getRepository(Term)
+        .find({ where: { id: In(numeric), taxonomy: info.taxonomy }, select: { id: true } });
+      if (found.length !== new Set(numeric).size) throw ApiError.invalid(paramName, 'notFound');
+      found.forEach((t) => ids.add(t.id));
+    }
+    if (slugs.length > 0) {
+      const found = await this.dataSource
+        .getRepository(TermTranslation)
+        .find({
+          where: { slug: In(slugs), taxonomy: info.taxonomy },
+          select: { termId: true, slug: true },
+        });
+      if (new Set(found.map((t) => t.slug)).size !== new Set(slugs).size)
+        throw ApiError.invalid(paramName, 'notFound');
+      found.forEach((t) => ids.add(t.termId));
+    }
+    return [...ids];
+  }
+
+  /** A term named (or slugged) `text` in any language, else a new one in the request's language. */
+  private async findOrCreateByName(
+    manager: EntityManager,
+    info: TaxonomyInfo,
+    text: string,
+    ctx: RequestContext,
+  ): Promise<number> {
+    const name = text.trim();
+    const existing = await manager
+      .createQueryBuilder(TermTranslation, 's')
+      .select(['s.termId', 's.language'])
+      .where('s.taxonomy = :taxonomy', { taxonomy: info.taxonomy })
+      .andWhere('(s.nameKey = :nameKey OR s.slug = :slug)', {
+        nameKey: name.toLowerCase(),
+        slug: toSlug(name, '-'),
+      })
+      .orderBy('s.parentId', 'ASC')
+      .getMany();
+    const match = existing.find((t) => t.language === ctx.language) ?? existing[0];
+    if (match) return match.termId;
+    this.assertCanManage(info, ctx);
+    // A savepoint, so a concurrent insert of the same name can be retried inside the event's transaction.
+    for (let attempt = 1; ; attempt++) {
+      const runner = manager.queryRunner;
+      const savepoint = `term_${attempt}`;
+      if (runner) await runner.query(`SAVEPOINT ${savepoint}`);
+      try {
+        const slug = await this.freeSlug(
+          manager,
+          info,
+          ctx.language,
+          toSlug(name, 'term'),
+          undefined,
+        );
+        const term = await manager.save(Term, {
+          taxonomy: info.taxonomy,
+          parentId: 0,
+          createdAt: nowEpoch(),
+        });
+        await manager.save(TermTranslation, {
+          termId: term.id,
+          taxonomy: info.taxonomy,
+          parentId: 0,
+          language: ctx.language,
+          name,
+          nameKey: name.toLowerCase(),
+          slug,
+          description: null,
+        });
+        if (runner) await runner.query(`RELEASE SAVEPOINT ${savepoint}`);
+        return term.id;
+      } catch (error) {
+        if (runner) await runner.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+        if (!isUniqueViolation(error) || attempt >= 5) throw error;
+        const raced = await manager.findOne(TermTranslation, {
+          where: {
+            taxonomy: info.taxonomy,
+            language: ctx.language,
+            parentId: 0,
+            nameKey: name.toLowerCase(),
+          },
+          select: { termId: true },
+        });
+        if (raced) return raced.termId;
+      }
+    }
   }
 
   /** Published events per term, for `count`. */

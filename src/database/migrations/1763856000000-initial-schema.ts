@@ -36,6 +36,11 @@ export class InitialSchema1763856000000 implements MigrationInterface {
       length: String(length),
       isNullable: nullable,
     });
+    // Slugs and lower-cased names compare byte for byte on MySQL too (as on SQLite): no accent folding.
+    const key = (name: string): TableColumnOptions => ({
+      ...str(name, 200, false),
+      ...(mysql ? { collation: 'utf8mb4_bin' } : {}),
+    });
     const bool = (name: string, value: boolean): TableColumnOptions => ({
       name,
       type: 'boolean',
@@ -59,7 +64,7 @@ export class InitialSchema1763856000000 implements MigrationInterface {
       id,
       int(`${owner}_id`),
       str('language', 2, false),
-      str('slug', 200, false),
+      key('slug'),
       text('description', true),
       text('excerpt'),
     ];
@@ -95,8 +100,8 @@ export class InitialSchema1763856000000 implements MigrationInterface {
           int('parent_id', { default: 0 }),
           str('language', 2, false),
           str('name', 200, false),
-          str('name_key', 200, false),
-          str('slug', 200, false),
+          key('name_key'),
+          key('slug'),
           text('description', true),
         ],
         indices: [
@@ -137,7 +142,7 @@ export class InitialSchema1763856000000 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'venue_translations',
-        columns: [...translation('venue'), str('name', 200, false), str('name_key', 200, false)],
+        columns: [...translation('venue'), str('name', 200, false), key('name_key')],
         indices: [
           index('uq_venue_translations_venue_language', ['venue_id', 'language'], true),
           index('uq_venue_translations_slug', ['language', 'slug'], true),
@@ -161,11 +166,7 @@ export class InitialSchema1763856000000 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'organizer_translations',
-        columns: [
-          ...translation('organizer'),
-          str('name', 200, false),
-          str('name_key', 200, false),
-        ],
+        columns: [...translation('organizer'), str('name', 200, false), key('name_key')],
         indices: [
           index('uq_organizer_translations_organizer_language', ['organizer_id', 'language'], true),
           index('uq_organizer_translations_slug', ['language', 'slug'], true),
