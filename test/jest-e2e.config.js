@@ -24,4 +24,8 @@ if (process.env.TEST_DATABASE_URL) {
   });
 }
 
-module.exports = { projects };
+module.exports = {
+  projects,
+  // Runs in the main process (tests run in band), so process.pid names this run's database.
+  globalTeardown: require('node:path').resolve(__dirname, 'e2e/setup/drop-mysql-database.js'),
+};

@@ -91,15 +91,28 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   };
 }
 
-async function prepareMysql(): Promise<string> {
+/**
+ * The MySQL database of this jest process: TEST_DATABASE_URL's database name
+ * plus the process ID, so parallel runs never empty each other's tables
+ * (the global teardown drops it).
+ */
+export function mysqlTestUrl(pid = process.pid): { url: string; database: string; serverUrl: string } {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set for the mysql project');
   const parsed = new URL(url);
-  const database = parsed.pathname.replace(/^\//, '');
+  const base = parsed.pathname.replace(/^\//, '');
   // Tests empty every table: refuse anything that is not plainly a test database.
-  if (!/test/i.test(database)) throw new Error(`Refusing to run tests on "${database}": its name must contain "test"`);
-  parsed.pathname = '/';
-  const connection = await createConnection({ uri: parsed.toString() });
+  if (!/test/i.test(base)) throw new Error(`Refusing to run tests on "${base}": its name must contain "test"`);
+  const database = `${base}_${pid}`;
+  parsed.pathname = `/${database}`;
+  const server = new URL(url);
+  server.pathname = '/';
+  return { url: parsed.toString(), database, serverUrl: server.toString() };
+}
+
+async function prepareMysql(): Promise<string> {
+  const { url, database, serverUrl } = mysqlTestUrl();
+  const connection = await createConnection({ uri: serverUrl });
   await connection.query(
     `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
   );
