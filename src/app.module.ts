@@ -6,6 +6,8 @@ import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { ListPageInterceptor } from './common/pagination/list-page.interceptor';
 import { ApiValidationPipe } from './common/validation/api-validation.pipe';
+import { RateLimitModule } from './common/limits/rate-limit.module';
+import { RequestTimeoutInterceptor } from './common/limits/request-timeout.interceptor';
 import { appConfig } from './config/app.config';
 import { validateEnvironment } from './config/env.validation';
 import { DatabaseModule } from './database/database.module';
@@ -28,6 +30,7 @@ import { TagsModule } from './tags/tags.module';
       inject: [appConfig.KEY],
       useFactory: (config: ConfigType<typeof appConfig>) => loggerOptions(config.logLevel),
     }),
+    RateLimitModule,
     DatabaseModule,
     I18nModule,
     AuthModule,
@@ -41,6 +44,7 @@ import { TagsModule } from './tags/tags.module';
     { provide: APP_PIPE, useClass: ApiValidationPipe },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
     { provide: APP_INTERCEPTOR, useClass: ListPageInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: RequestTimeoutInterceptor },
   ],
 })
 export class AppModule {}

@@ -4,6 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { bodyParserError } from './common/errors/api-exception.filter';
+import { requireSupportedContentType } from './common/http/content-type.middleware';
 import { assignRequestId } from './common/http/logger-options';
 import { RequestContextMiddleware } from './common/http/request-context.middleware';
 import { Logger } from 'nestjs-pino';
@@ -29,6 +30,7 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
   app.set('query parser', 'extended');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   app.disable('x-powered-by');
+  app.use(requireSupportedContentType);
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true, parameterLimit: 1000 });
   // Nest would turn parser errors into a bare 400; keep their meaning (invalid JSON, 413).

@@ -1,9 +1,12 @@
 import { Controller, Get, Res, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { Response } from 'express';
 
 /** Probes for container orchestrators, outside the API namespace (contract §10). */
+// Orchestrators probe often; never rate-limit them.
+@SkipThrottle()
 @ApiExcludeController()
 @Controller('health')
 export class HealthController {
