@@ -120,30 +120,21 @@ async function prepareMysql(): Promise<string> {
   return url;
 }
 
-const TABLES = [
-  'event_terms',
-  'event_organizers',
-  'event_translations',
-  'events',
-  'organizer_translations',
-  'organizers',
-  'venue_translations',
-  'venues',
-  'term_translations',
-  'terms',
-];
 
 async function emptyTables(dataSource: DataSource): Promise<void> {
   // One connection: FOREIGN_KEY_CHECKS is a session setting.
   const runner = dataSource.createQueryRunner();
   try {
+    const tables = dataSource.entityMetadatas.map((m) => m.tableName);
     if (dataSource.options.type === 'mysql') {
       await runner.query('SET FOREIGN_KEY_CHECKS = 0');
-      for (const table of TABLES) await runner.query(`TRUNCATE TABLE \`${table}\``);
+      for (const table of tables) await runner.query(`TRUNCATE TABLE \`${table}\``);
       await runner.query('SET FOREIGN_KEY_CHECKS = 1');
     } else {
-      for (const table of TABLES) await runner.query(`DELETE FROM "${table}"`);
+      await runner.query('PRAGMA foreign_keys = OFF');
+      for (const table of tables) await runner.query(`DELETE FROM "${table}"`);
       await runner.query(`DELETE FROM sqlite_sequence`).catch(() => undefined);
+      await runner.query('PRAGMA foreign_keys = ON');
     }
   } finally {
     await runner.release();
