@@ -17,6 +17,9 @@ import { IndexModule } from './index/index.module';
 import { loggerOptions } from './common/http/logger-options';
 import { CategoriesModule } from './categories/categories.module';
 import { TagsModule } from './tags/tags.module';
+import { VenuesModule } from './venues/venues.module';
+import { OrganizersModule } from './organizers/organizers.module';
+import { EventsModule } from './events/events.module';
 
 @Module({
   imports: [
@@ -38,6 +41,9 @@ import { TagsModule } from './tags/tags.module';
     IndexModule,
     CategoriesModule,
     TagsModule,
+    VenuesModule,
+    OrganizersModule,
+    EventsModule,
   ],
   providers: [
     // Registered here (not in main.ts) so e2e tests that import AppModule behave like production.

@@ -3,14 +3,10 @@ import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
-import {
-  firstFreeSlug,
-  retryOnUniqueViolation,
-  slugFamilyPattern,
-  toSlug,
-} from '../common/content/slugs';
+import { firstFreeSlug, slugFamilyPattern, toSlug } from '../common/content/slugs';
 import { applyTranslatedFields } from '../common/content/translations';
 import { ApiError } from '../common/errors/api-error';
+import { writeTransaction } from '../database/write-transaction';
 import { isUniqueViolation } from '../common/errors/database-errors';
 import { MAX_LIST_ITEMS } from '../common/validation/decorators';
 import { parseId, parseList } from '../common/validation/input-parsing';
@@ -104,34 +100,32 @@ export class TermsService {
     this.assertCanManage(info, ctx);
     const parentId = await this.resolveParent(info, input.parent, undefined);
     const name = (input.name as string).trim();
-    const id = await retryOnUniqueViolation(() =>
-      this.dataSource.transaction(async (manager) => {
-        await this.assertNameFree(manager, info, ctx.language, parentId, name, undefined);
-        const slug = await this.freeSlug(
-          manager,
-          info,
-          ctx.language,
-          toSlug(input.slug || name, 'term'),
-          undefined,
-        );
-        const term = await manager.save(Term, {
-          taxonomy: info.taxonomy,
-          parentId,
-          createdAt: nowEpoch(),
-        });
-        await manager.save(TermTranslation, {
-          termId: term.id,
-          taxonomy: info.taxonomy,
-          parentId,
-          language: ctx.language,
-          name,
-          nameKey: name.toLowerCase(),
-          slug,
-          description: input.description ?? null,
-        });
-        return term.id;
-      }),
-    );
+    const id = await writeTransaction(this.dataSource, async (manager) => {
+      await this.assertNameFree(manager, info, ctx.language, parentId, name, undefined);
+      const slug = await this.freeSlug(
+        manager,
+        info,
+        ctx.language,
+        toSlug(input.slug || name, 'term'),
+        undefined,
+      );
+      const term = await manager.save(Term, {
+        taxonomy: info.taxonomy,
+        parentId,
+        createdAt: nowEpoch(),
+      });
+      await manager.save(TermTranslation, {
+        termId: term.id,
+        taxonomy: info.taxonomy,
+        parentId,
+        language: ctx.language,
+        name,
+        nameKey: name.toLowerCase(),
+        slug,
+        description: input.description ?? null,
+      });
+      return term.id;
+    });
     return this.map(info, await this.findOrFail(info, id), ctx, false);
   }
 
@@ -147,50 +141,48 @@ export class TermsService {
       input.parent === undefined
         ? current.parentId
         : await this.resolveParent(info, input.parent, id);
-    await retryOnUniqueViolation(() =>
-      this.dataSource.transaction(async (manager) => {
-        const term = (await manager.findOne(Term, {
-          where: { id },
-          relations: { translations: true },
-        })) as Term;
-        const name = input.name?.trim();
-        const translation = applyTranslatedFields(
-          term.translations,
+    await writeTransaction(this.dataSource, async (manager) => {
+      const term = (await manager.findOne(Term, {
+        where: { id },
+        relations: { translations: true },
+      })) as Term;
+      const name = input.name?.trim();
+      const translation = applyTranslatedFields(
+        term.translations,
+        ctx.language,
+        { name, description: input.description },
+        { field: 'name', wireName: 'name' },
+        () =>
+          manager.create(TermTranslation, {
+            termId: id,
+            taxonomy: info.taxonomy,
+            description: null,
+          }),
+      );
+      if (translation && name !== undefined) {
+        translation.nameKey = name.toLowerCase();
+        await this.assertNameFree(manager, info, ctx.language, parentId, name, id);
+      }
+      if (translation && (input.slug || !translation.slug)) {
+        translation.slug = await this.freeSlug(
+          manager,
+          info,
           ctx.language,
-          { name, description: input.description },
-          { field: 'name', wireName: 'name' },
-          () =>
-            manager.create(TermTranslation, {
-              termId: id,
-              taxonomy: info.taxonomy,
-              description: null,
-            }),
+          toSlug(input.slug || translation.name, 'term'),
+          id,
         );
-        if (translation && name !== undefined) {
-          translation.nameKey = name.toLowerCase();
-          await this.assertNameFree(manager, info, ctx.language, parentId, name, id);
+      }
+      if (parentId !== term.parentId) {
+        for (const other of term.translations) {
+          if (other !== translation)
+            await this.assertNameFree(manager, info, other.language, parentId, other.name, id);
         }
-        if (translation && (input.slug || !translation.slug)) {
-          translation.slug = await this.freeSlug(
-            manager,
-            info,
-            ctx.language,
-            toSlug(input.slug || translation.name, 'term'),
-            id,
-          );
-        }
-        if (parentId !== term.parentId) {
-          for (const other of term.translations) {
-            if (other !== translation)
-              await this.assertNameFree(manager, info, other.language, parentId, other.name, id);
-          }
-        }
-        term.parentId = parentId;
-        for (const t of term.translations) t.parentId = parentId;
-        await manager.save(Term, term);
-        await manager.save(TermTranslation, term.translations);
-      }),
-    );
+      }
+      term.parentId = parentId;
+      for (const t of term.translations) t.parentId = parentId;
+      await manager.save(Term, term);
+      await manager.save(TermTranslation, term.translations);
+    });
     return this.map(info, await this.findOrFail(info, id), ctx, false);
   }
 
@@ -199,7 +191,7 @@ export class TermsService {
     const term = await this.findOrFail(info, id);
     this.assertCanManage(info, ctx);
     const record = await this.map(info, term, ctx, false);
-    await this.dataSource.transaction(async (manager) => {
+    await writeTransaction(this.dataSource, async (manager) => {
       await manager.update(Term, { parentId: id, taxonomy: info.taxonomy }, { parentId: 0 });
       await manager.update(
         TermTranslation,
@@ -285,12 +277,10 @@ export class TermsService {
       found.forEach((t) => ids.add(t.id));
     }
     if (slugs.length > 0) {
-      const found = await this.dataSource
-        .getRepository(TermTranslation)
-        .find({
-          where: { slug: In(slugs), taxonomy: info.taxonomy },
-          select: { termId: true, slug: true },
-        });
+      const found = await this.dataSource.getRepository(TermTranslation).find({
+        where: { slug: In(slugs), taxonomy: info.taxonomy },
+        select: { termId: true, slug: true },
+      });
       if (new Set(found.map((t) => t.slug)).size !== new Set(slugs).size)
         throw ApiError.invalid(paramName, 'notFound');
       found.forEach((t) => ids.add(t.termId));

@@ -1,5 +1,4 @@
 import slugify from 'slugify';
-import { isUniqueViolation } from '../errors/database-errors';
 
 export const MAX_SLUG_LENGTH = 200;
 /** Room left for a `-NNN` suffix. */
@@ -32,22 +31,4 @@ export function firstFreeSlug(base: string, taken: Iterable<string>): string {
 /** LIKE pattern for `base-…`; slugs hold only a-z, 0-9 and dashes, so nothing needs escaping. */
 export function slugFamilyPattern(base: string): string {
   return `${base}-%`;
-}
-
-const MAX_ATTEMPTS = 30;
-
-/**
- * Runs a write that picks a free slug, again when a concurrent write took the
- * same slug first (the unique index said so). Never surfaces as a 500.
- */
-export async function retryOnUniqueViolation<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
-      // Spread the retries of writers that collided.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
-    }
-  }
 }

@@ -1,0 +1,147 @@
+import type { PostStatus } from '../../auth/policy';
+import type { Language } from '../../i18n/language';
+import { languagesOf, pickTranslation, translationsOf } from '../../i18n/translation';
+import type { ContentEntity, ContentNames, ContentTranslation } from './content-kind';
+import { globalId, ImageOutput, imageField, permalink, publicationFields } from './record-fields';
+
+export interface ContentMapOptions {
+  language: Language;
+  apiUrl: string;
+  siteUrl: string;
+  siteZone: string;
+  names: ContentNames;
+  /** Single reads add schema.org JSON-LD. */
+  withJsonLd: boolean;
+  /** context=edit by a caller who may edit the record: both languages' texts. */
+  withTranslations: boolean;
+}
+
+/** One language's texts in `translations`, the name under its wire name. */
+export type ContentTexts = Record<string, string>;
+
+/**
+ * The fields every venue and organizer record has (contract §6); each
+ * kind adds its name and own fields. The mappers emit them in order.
+ */
+export interface ContentRecord {
+  id: number;
+  author: string;
+  status: PostStatus;
+  date: string;
+  date_utc: string;
+  modified: string;
+  modified_utc: string;
+  url: string;
+  rest_url: string;
+  description?: string;
+  excerpt?: string;
+  slug: string;
+  image: ImageOutput | false;
+  global_id: string;
+  global_id_lineage: string[];
+  language: Language;
+  languages: Language[];
+  /** Single reads only: schema.org JSON-LD. */
+  json_ld?: Record<string, unknown>;
+  /** context=edit by a caller who may edit the record: both languages' texts. */
+  translations?: Partial<Record<Language, ContentTexts>>;
+}
+
+/**
+ * A venue or organizer record in the contract's field order (§6): id …
+ * rest_url, the name under its wire name, description … image, the kind's
+ * own fields (`own`, in order), global_id … languages, then `json_ld` on
+ * single reads and `translations` with context=edit. Empty strings are left
+ * out, as in the original API.
+ */
+export function contentRecord<N extends string, O extends object>(
+  item: ContentEntity,
+  options: ContentMapOptions,
+  name: N,
+  own: O,
+  jsonLd: (parts: ContentParts) => Record<string, unknown>,
+): ContentRecord & Record<N, string> & O {
+  const parts = contentParts(item, options);
+  return withoutEmptyStrings({
+    ...parts.head,
+    [name]: parts.shown.name,
+    ...parts.texts,
+    ...own,
+    ...parts.tail,
+    ...(options.withJsonLd ? { json_ld: jsonLd(parts) } : {}),
+    ...parts.translations,
+  }) as ContentRecord & Record<N, string> & O;
+}
+
+/** The shared pieces of a record, for contentRecord and the kinds' JSON-LD. */
+function contentParts<T extends ContentTranslation>(
+  item: ContentEntity<T>,
+  options: ContentMapOptions,
+) {
+  const shown = pickTranslation(item.translations, options.language) as T;
+  const language = shown.language as Language;
+  const url = permalink(options.siteUrl, language, options.names.permalinkPath, shown.slug);
+  const id = globalId(options.siteUrl, item.id);
+  return {
+    shown,
+    url,
+    head: {
+      id: item.id,
+      author: String(item.authorId),
+      status: item.status,
+      ...publicationFields(item, options.siteZone),
+      url,
+      rest_url: `${options.apiUrl}/${options.names.collection}/${item.id}`,
+    },
+    texts: {
+      description: shown.description ?? '',
+      excerpt: shown.excerpt ?? '',
+      slug: shown.slug,
+      image: imageField(item),
+    },
+    tail: {
+      global_id: id,
+      global_id_lineage: [id],
+      language,
+      languages: languagesOf(item.translations),
+    },
+    translations: options.withTranslations
+      ? {
+          translations: translationsOf(item.translations, (t): ContentTexts => ({
+            [options.names.nameField]: t.name,
+            description: t.description ?? '',
+            excerpt: t.excerpt ?? '',
+            slug: t.slug,
+          })),
+        }
+      : {},
+  };
+}
+
+export type ContentParts = ReturnType<typeof contentParts>;
+
+/** Empty optional strings are left out of records and JSON-LD (contract §6). */
+export function withoutEmptyStrings<R extends object>(record: R): R {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '')) as R;
+}
+
+/** The schema.org members every JSON-LD object of a venue or organizer starts with. */
+export function jsonLdBase(type: 'Place' | 'Organization', parts: ContentParts) {
+  const { shown, texts } = parts;
+  return {
+    '@context': 'http://schema.org',
+    '@type': type,
+    name: shown.name,
+    description: plainText(texts.excerpt || texts.description),
+    image: texts.image ? (texts.image.url ?? '') : '',
+    url: parts.url,
+  };
+}
+
+/** Texts may hold HTML; JSON-LD wants plain text. */
+function plainText(html: string): string {
+  return html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

@@ -1,0 +1,41 @@
+import {
+  ContentMapOptions,
+  ContentParts,
+  contentRecord,
+  ContentRecord,
+  jsonLdBase,
+  withoutEmptyStrings,
+} from '../common/content/content-record';
+import { Organizer } from './entities/organizer.entity';
+
+/** The organizer record of contract §6 (order: see mapOrganizer); empty strings are left out. */
+export interface OrganizerRecord extends ContentRecord {
+  organizer: string;
+  phone?: string;
+  website?: string;
+  email?: string;
+}
+
+export function mapOrganizer(organizer: Organizer, options: ContentMapOptions): OrganizerRecord {
+  return contentRecord(
+    organizer,
+    options,
+    'organizer',
+    {
+      phone: organizer.phone ?? '',
+      website: organizer.website ?? '',
+      email: organizer.email ?? '',
+    },
+    (parts) => organizerJsonLd(organizer, parts),
+  );
+}
+
+/** Single reads: schema.org Organization with its contact details. */
+function organizerJsonLd(organizer: Organizer, parts: ContentParts): Record<string, unknown> {
+  return withoutEmptyStrings({
+    ...jsonLdBase('Organization', parts),
+    telephone: organizer.phone ?? '',
+    email: organizer.email ?? '',
+    sameAs: organizer.website ?? '',
+  });
+}

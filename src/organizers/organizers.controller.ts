@@ -1,0 +1,164 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { DeleteQueryDto } from '../common/content/content.dto';
+import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto';
+import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
+import { LocationInterceptor } from '../common/http/location.interceptor';
+import { Ctx, RequestContext } from '../common/http/request-context';
+import { CreateOrganizerDto } from './dto/create-organizer.dto';
+import { ListOrganizersQueryDto } from './dto/list-organizers.query.dto';
+import { UpdateOrganizerDto } from './dto/update-organizer.dto';
+import { OrganizersService } from './organizers.service';
+
+// by-slug routes are declared before `:id` (literal segments first).
+@ApiTags('organizers')
+@Controller('organizers')
+export class OrganizersController {
+  constructor(private readonly organizers: OrganizersService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List organizers' })
+  list(@Query() query: ListOrganizersQueryDto, @Ctx() ctx: RequestContext) {
+    return this.organizers.list(query, ctx);
+  }
+
+  @Post()
+  @ApiBearerAuth()
+  @UseInterceptors(LocationInterceptor)
+  @ApiOperation({ summary: 'Create an organizer' })
+  create(
+    @Body() body: CreateOrganizerDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.organizers.create(body, ctx);
+  }
+
+  @Get('by-slug/:slug')
+  @ApiOperation({ summary: 'Read an organizer by slug' })
+  getBySlug(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Query() query: ViewQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.organizers.get({ slug }, ctx, query.context);
+  }
+
+  @Post('by-slug/:slug')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an organizer by slug' })
+  updateBySlugByPost(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Body() body: UpdateOrganizerDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.organizers.update({ slug }, body, ctx);
+  }
+
+  @Put('by-slug/:slug')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an organizer by slug' })
+  updateBySlugByPut(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Body() body: UpdateOrganizerDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.organizers.update({ slug }, body, ctx);
+  }
+
+  @Patch('by-slug/:slug')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an organizer by slug' })
+  updateBySlugByPatch(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Body() body: UpdateOrganizerDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.organizers.update({ slug }, body, ctx);
+  }
+
+  @Delete('by-slug/:slug')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Trash an organizer by slug, or delete it for good with force=true' })
+  removeBySlug(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Query() query: DeleteQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.organizers.remove({ slug }, query.force, ctx);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read an organizer' })
+  get(
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: ViewQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.organizers.get({ id }, ctx, query.context);
+  }
+
+  @Post(':id')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an organizer' })
+  updateByPost(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateOrganizerDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.organizers.update({ id }, body, ctx);
+  }
+
+  @Put(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an organizer' })
+  updateByPut(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateOrganizerDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.organizers.update({ id }, body, ctx);
+  }
+
+  @Patch(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an organizer' })
+  updateByPatch(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateOrganizerDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.organizers.update({ id }, body, ctx);
+  }
+
+  @Delete(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Trash an organizer, or delete it for good with force=true' })
+  remove(
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: DeleteQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.organizers.remove({ id }, query.force, ctx);
+  }
+}

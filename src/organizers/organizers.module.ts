@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { OrganizersController } from './organizers.controller';
+import { OrganizersService } from './organizers.service';
+
+/** Organizers; exports the service for the events module (records and the `organizer` input). */
+@Module({
+  controllers: [OrganizersController],
+  providers: [OrganizersService],
+  exports: [OrganizersService],
+})
+export class OrganizersModule {}

@@ -1,0 +1,160 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { DeleteQueryDto } from '../common/content/content.dto';
+import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto';
+import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
+import { LocationInterceptor } from '../common/http/location.interceptor';
+import { Ctx, RequestContext } from '../common/http/request-context';
+import { CreateVenueDto } from './dto/create-venue.dto';
+import { ListVenuesQueryDto } from './dto/list-venues.query.dto';
+import { UpdateVenueDto } from './dto/update-venue.dto';
+import { VenuesService } from './venues.service';
+
+// by-slug routes are declared before `:id` (literal segments first).
+@ApiTags('venues')
+@Controller('venues')
+export class VenuesController {
+  constructor(private readonly venues: VenuesService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List venues' })
+  list(@Query() query: ListVenuesQueryDto, @Ctx() ctx: RequestContext) {
+    return this.venues.list(query, ctx);
+  }
+
+  @Post()
+  @ApiBearerAuth()
+  @UseInterceptors(LocationInterceptor)
+  @ApiOperation({ summary: 'Create a venue' })
+  create(@Body() body: CreateVenueDto, @Query() _q: LanguageQueryDto, @Ctx() ctx: RequestContext) {
+    return this.venues.create(body, ctx);
+  }
+
+  @Get('by-slug/:slug')
+  @ApiOperation({ summary: 'Read a venue by slug' })
+  getBySlug(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Query() query: ViewQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.venues.get({ slug }, ctx, query.context);
+  }
+
+  @Post('by-slug/:slug')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update a venue by slug' })
+  updateBySlugByPost(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Body() body: UpdateVenueDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.venues.update({ slug }, body, ctx);
+  }
+
+  @Put('by-slug/:slug')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update a venue by slug' })
+  updateBySlugByPut(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Body() body: UpdateVenueDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.venues.update({ slug }, body, ctx);
+  }
+
+  @Patch('by-slug/:slug')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update a venue by slug' })
+  updateBySlugByPatch(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Body() body: UpdateVenueDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.venues.update({ slug }, body, ctx);
+  }
+
+  @Delete('by-slug/:slug')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Trash a venue by slug, or delete it for good with force=true' })
+  removeBySlug(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Query() query: DeleteQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.venues.remove({ slug }, query.force, ctx);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read a venue' })
+  get(
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: ViewQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.venues.get({ id }, ctx, query.context);
+  }
+
+  @Post(':id')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update a venue' })
+  updateByPost(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateVenueDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.venues.update({ id }, body, ctx);
+  }
+
+  @Put(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update a venue' })
+  updateByPut(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateVenueDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.venues.update({ id }, body, ctx);
+  }
+
+  @Patch(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update a venue' })
+  updateByPatch(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateVenueDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.venues.update({ id }, body, ctx);
+  }
+
+  @Delete(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Trash a venue, or delete it for good with force=true' })
+  remove(
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: DeleteQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.venues.remove({ id }, query.force, ctx);
+  }
+}

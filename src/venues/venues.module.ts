@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { VenuesController } from './venues.controller';
+import { VenuesService } from './venues.service';
+
+/** Venues; exports the service for the events module (records and the `venue` input). */
+@Module({ controllers: [VenuesController], providers: [VenuesService], exports: [VenuesService] })
+export class VenuesModule {}
