@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ImageDto } from '../common/dto/image.dto';
 import { ErrorBodyDto } from '../common/errors/error-body.dto';
 import { OpenApiDocumentStore } from './openapi-document.store';
 
@@ -19,10 +20,11 @@ export function setupOpenApi(app: INestApplication, uiPath: string): OpenAPIObje
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     ignoreGlobalPrefix: true,
-    extraModels: [ErrorBodyDto],
+    extraModels: [ErrorBodyDto, ImageDto],
     operationIdFactory: (controllerKey, methodKey) =>
       `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
+  addErrorResponses(document);
   app.get(OpenApiDocumentStore).set(document);
   SwaggerModule.setup(uiPath, app, document, {
     useGlobalPrefix: false,
@@ -30,4 +32,19 @@ export function setupOpenApi(app: INestApplication, uiPath: string): OpenAPIObje
     swaggerOptions: { persistAuthorization: true },
   });
   return document;
+}
+
+/** Every operation can answer the contract's error body (§8). */
+function addErrorResponses(document: OpenAPIObject): void {
+  const error = {
+    description:
+      'Error: `{code, message, data: {status, params?}}` with the HTTP status in data.status.',
+    content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorBodyDto) } } },
+  };
+  for (const item of Object.values(document.paths)) {
+    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+      const operation = item[method];
+      if (operation) operation.responses = { ...operation.responses, default: error };
+    }
+  }
 }

@@ -2,19 +2,14 @@ import {
   ContentMapOptions,
   ContentParts,
   contentRecord,
-  ContentRecord,
   jsonLdBase,
   withoutEmptyStrings,
 } from '../common/content/content-record';
+import { OrganizerRecordDto } from './dto/organizer-record.dto';
 import { Organizer } from './entities/organizer.entity';
 
-/** The organizer record of contract §6 (order: see mapOrganizer); empty strings are left out. */
-export interface OrganizerRecord extends ContentRecord {
-  organizer: string;
-  phone?: string;
-  website?: string;
-  email?: string;
-}
+/** The organizer record of contract §6 (order: see mapOrganizer; schema: OrganizerRecordDto). */
+export type OrganizerRecord = OrganizerRecordDto;
 
 export function mapOrganizer(organizer: Organizer, options: ContentMapOptions): OrganizerRecord {
   return contentRecord(

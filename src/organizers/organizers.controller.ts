@@ -17,6 +17,8 @@ import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
+import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
+import { OrganizerRecordDto } from './dto/organizer-record.dto';
 import { CreateOrganizerDto } from './dto/create-organizer.dto';
 import { ListOrganizersQueryDto } from './dto/list-organizers.query.dto';
 import { UpdateOrganizerDto } from './dto/update-organizer.dto';
@@ -29,6 +31,7 @@ export class OrganizersController {
   constructor(private readonly organizers: OrganizersService) {}
 
   @Get()
+  @ApiListResponse('organizers', OrganizerRecordDto)
   @ApiOperation({ summary: 'List organizers' })
   list(@Query() query: ListOrganizersQueryDto, @Ctx() ctx: RequestContext) {
     return this.organizers.list(query, ctx);

@@ -16,6 +16,8 @@ import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto
 import { IdParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
+import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
+import { TermRecordDto } from '../terms/dto/term-record.dto';
 import { TermsService } from '../terms/terms.service';
 import { TAGS } from '../terms/taxonomies';
 import { CreateTermDto } from '../terms/dto/create-term.dto';
@@ -28,6 +30,7 @@ export class TagsController {
   constructor(private readonly terms: TermsService) {}
 
   @Get()
+  @ApiListResponse('tags', TermRecordDto)
   @ApiOperation({ summary: 'List event tags' })
   list(@Query() query: TermListQueryDto, @Ctx() ctx: RequestContext) {
     return this.terms.list(TAGS, query, ctx);

@@ -4,29 +4,10 @@ import { languagesOf, pickTranslation, translationsOf } from '../i18n/translatio
 import { TermTranslation } from './entities/term-translation.entity';
 import { Term } from './entities/term.entity';
 import { TaxonomyInfo } from './taxonomies';
+import { TermRecordDto, TermTexts } from './dto/term-record.dto';
 
-export interface TermTexts {
-  name: string;
-  description: string;
-  slug: string;
-}
-
-/** The category/tag record of contract §6, fields in the documented order. */
-export interface TermRecord {
-  id: number;
-  count: number;
-  description: string;
-  url: string;
-  name: string;
-  slug: string;
-  taxonomy: string;
-  parent?: number;
-  meta: [];
-  urls: { self: string; collection: string; up?: string };
-  language: Language;
-  languages: Language[];
-  translations?: Partial<Record<Language, TermTexts>>;
-}
+/** The category/tag record of contract §6 (its schema is TermRecordDto). */
+export type TermRecord = TermRecordDto;
 
 export interface TermMapOptions {
   language: Language;

@@ -2,29 +2,14 @@ import {
   ContentMapOptions,
   ContentParts,
   contentRecord,
-  ContentRecord,
   jsonLdBase,
   withoutEmptyStrings,
 } from '../common/content/content-record';
+import { VenueRecordDto } from './dto/venue-record.dto';
 import { Venue } from './entities/venue.entity';
 
-/** The venue record of contract §6 (order: see mapVenue); empty strings are left out. */
-export interface VenueRecord extends ContentRecord {
-  venue: string;
-  address?: string;
-  city?: string;
-  country?: string;
-  province?: string;
-  state?: string;
-  zip?: string;
-  phone?: string;
-  website?: string;
-  stateprovince?: string;
-  geo_lat: number | null;
-  geo_lng: number | null;
-  show_map: boolean;
-  show_map_link: boolean;
-}
+/** The venue record of contract §6 (order: see mapVenue; schema: VenueRecordDto). */
+export type VenueRecord = VenueRecordDto;
 
 export function mapVenue(venue: Venue, options: ContentMapOptions): VenueRecord {
   return contentRecord(

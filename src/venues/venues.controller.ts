@@ -17,6 +17,8 @@ import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
+import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
+import { VenueRecordDto } from './dto/venue-record.dto';
 import { CreateVenueDto } from './dto/create-venue.dto';
 import { ListVenuesQueryDto } from './dto/list-venues.query.dto';
 import { UpdateVenueDto } from './dto/update-venue.dto';
@@ -29,6 +31,7 @@ export class VenuesController {
   constructor(private readonly venues: VenuesService) {}
 
   @Get()
+  @ApiListResponse('venues', VenueRecordDto)
   @ApiOperation({ summary: 'List venues' })
   list(@Query() query: ListVenuesQueryDto, @Ctx() ctx: RequestContext) {
     return this.venues.list(query, ctx);

@@ -1,8 +1,8 @@
-import type { PostStatus } from '../../auth/policy';
+import { ContentRecordDto } from './dto/content-record.dto';
 import type { Language } from '../../i18n/language';
 import { languagesOf, pickTranslation, translationsOf } from '../../i18n/translation';
 import type { ContentEntity, ContentNames, ContentTranslation } from './content-kind';
-import { globalId, ImageOutput, imageField, permalink, publicationFields } from './record-fields';
+import { globalId, imageField, permalink, publicationFields } from './record-fields';
 
 export interface ContentMapOptions {
   language: Language;
@@ -19,33 +19,8 @@ export interface ContentMapOptions {
 /** One language's texts in `translations`, the name under its wire name. */
 export type ContentTexts = Record<string, string>;
 
-/**
- * The fields every venue and organizer record has (contract §6); each
- * kind adds its name and own fields. The mappers emit them in order.
- */
-export interface ContentRecord {
-  id: number;
-  author: string;
-  status: PostStatus;
-  date: string;
-  date_utc: string;
-  modified: string;
-  modified_utc: string;
-  url: string;
-  rest_url: string;
-  description?: string;
-  excerpt?: string;
-  slug: string;
-  image: ImageOutput | false;
-  global_id: string;
-  global_id_lineage: string[];
-  language: Language;
-  languages: Language[];
-  /** Single reads only: schema.org JSON-LD. */
-  json_ld?: Record<string, unknown>;
-  /** context=edit by a caller who may edit the record: both languages' texts. */
-  translations?: Partial<Record<Language, ContentTexts>>;
-}
+/** The fields every venue and organizer record has (schema: ContentRecordDto). */
+export type ContentRecord = ContentRecordDto;
 
 /**
  * A venue or organizer record in the contract's field order (§6): id …

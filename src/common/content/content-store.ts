@@ -1,5 +1,4 @@
 import {
-  DataSource,
   DeepPartial,
   EntityManager,
   FindOptionsRelations,

@@ -1,3 +1,4 @@
+import { ImageDto } from '../dto/image.dto';
 import type { Language } from '../../i18n/language';
 import { fromEpoch, toWire } from '../time/dates';
 
@@ -24,11 +25,7 @@ export function permalink(siteUrl: string, language: Language, path: string, slu
   return `${siteUrl}/${language}/${path}/${encodeURIComponent(slug)}/`;
 }
 
-export interface ImageOutput {
-  id: number | null;
-  url: string | null;
-  extension: string | null;
-}
+export type ImageOutput = ImageDto;
 
 /** `{id, url, extension}` or `false` (contract §6). URLs are never fetched. */
 export function imageField(item: {

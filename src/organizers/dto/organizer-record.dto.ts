@@ -1,0 +1,10 @@
+import { ContentRecordDto } from '../../common/content/dto/content-record.dto';
+
+/** An organizer (contract §6). */
+export class OrganizerRecordDto extends ContentRecordDto {
+  /** The organizer's name. */
+  organizer: string;
+  phone?: string;
+  website?: string;
+  email?: string;
+}
