@@ -185,6 +185,14 @@ export const REASON_MESSAGES = {
     en: '{name} must not be an empty string.',
     nl: '{name} mag geen lege tekst zijn.',
   },
+  isCost: {
+    en: '{name} must be an amount such as "€10", "10 - 20" or "5,50", or a list of them.',
+    nl: '{name} moet een bedrag zijn zoals "€10", "10 - 20" of "5,50", of een lijst daarvan.',
+  },
+  ownParent: {
+    en: '{name} cannot be the event itself.',
+    nl: '{name} kan niet het evenement zelf zijn.',
+  },
 } satisfies Record<string, Record<Language, string>>;
 
 /** Generated text that ends up in records. */

@@ -6,7 +6,8 @@ import { EventTranslation } from './event-translation.entity';
 @Entity('events')
 @Index('idx_events_start', ['startAt', 'id'])
 @Index('idx_events_end', ['endAt'])
-@Index('idx_events_status_start', ['status', 'startAt'])
+/** Lists: status, then start order; covers the other filters so counts read only the index. */
+@Index('idx_events_listing', ['status', 'startAt', 'id', 'endAt', 'hideFromListings', 'authorId'])
 @Index('idx_events_venue', ['venueId'])
 @Index('idx_events_parent', ['parentId'])
 @Index('idx_events_author', ['authorId'])

@@ -1,0 +1,225 @@
+import { ApiProperty } from '@nestjs/swagger';
+import {
+  Allow,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  Max,
+  Min,
+  ValidateBy,
+  ValidateIf,
+  ValidationOptions,
+} from 'class-validator';
+import type { PostStatus } from '../../auth/policy';
+import {
+  AllowEmptyString,
+  IsImageInput,
+  IsText,
+  ToTrimmed,
+  WRITABLE_STATUSES,
+} from '../../common/content/content.dto';
+import {
+  IsDateInput,
+  IsHttpUrl,
+  IsId,
+  IsTimezone,
+  ToBoolean,
+  ToInteger,
+} from '../../common/validation/decorators';
+import { MAX_ID } from '../../common/validation/input-parsing';
+import { costStrings } from '../cost';
+
+/** A cost: a string or number, or an array of them, each with an amount or the word for free. */
+function IsCostInput(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    { name: 'isCost', validator: { validate: (v) => costStrings(v) !== undefined } },
+    options,
+  );
+}
+
+/** May be left out; a null is checked like any value (so it is rejected unless the field allows it). */
+const IsOmittable = () => ValidateIf((_object, value: unknown) => value !== undefined);
+
+/** A date as text or unix seconds (contract §1). */
+const DATE_INPUT = { oneOf: [{ type: 'string' }, { type: 'integer' }] };
+
+const ID_OR_NAME_LIST = {
+  oneOf: [
+    { type: 'array', items: { oneOf: [{ type: 'integer' }, { type: 'string' }] } },
+    { type: 'string' },
+    { type: 'integer' },
+  ],
+};
+
+/** Writable fields of an event (contract §6). */
+export class CreateEventDto {
+  /** Author's user ID; only editors and administrators may name someone else. */
+  @IsOmittable()
+  @ToInteger()
+  @IsId()
+  author?: number;
+
+  /** Publication date, read in SITE_TIMEZONE; default now. */
+  @IsOmittable()
+  @IsDateInput()
+  @ApiProperty({ required: false, ...DATE_INPUT })
+  date?: string | number;
+
+  /** Publication date in UTC; wins over `date`. */
+  @IsOmittable()
+  @IsDateInput()
+  @ApiProperty({ required: false, ...DATE_INPUT })
+  date_utc?: string | number;
+
+  /** The event's title, in the request's language. */
+  @IsDefined()
+  @ToTrimmed()
+  @IsNotEmpty()
+  @IsText(200)
+  title: string;
+
+  /** Description (may hold HTML), in the request's language. */
+  @IsOmittable()
+  @IsText(100000)
+  description?: string;
+
+  /** URL slug in the request's language; generated from the title when left out. */
+  @IsOmittable()
+  @IsText(200)
+  slug?: string;
+
+  /** Short summary, in the request's language. */
+  @IsOmittable()
+  @IsText(1000)
+  excerpt?: string;
+
+  /** Status; a contributor's `publish` or `future` becomes `pending`. */
+  @IsOmittable()
+  @IsIn(WRITABLE_STATUSES)
+  status?: PostStatus;
+
+  /** IANA time zone or `UTC±H[:MM]`; default SITE_TIMEZONE. A new zone re-interprets the times. */
+  @IsOmittable()
+  @IsTimezone()
+  timezone?: string;
+
+  /** Whole days: the start becomes 00:00:00 and the end 23:59:59 of their days. */
+  @IsOmittable()
+  @ToBoolean()
+  @IsBoolean()
+  all_day?: boolean;
+
+  /** Start, wall-clock time in the event's time zone. */
+  @IsDefined()
+  @IsDateInput()
+  @ApiProperty({ required: true, ...DATE_INPUT })
+  start_date: string | number;
+
+  /** End, wall-clock time in the event's time zone; not before the start. */
+  @IsDefined()
+  @IsDateInput()
+  @ApiProperty({ required: true, ...DATE_INPUT })
+  end_date: string | number;
+
+  /** Image: an absolute http(s) URL or a media ID; `""` or 0 removes it. */
+  @IsOmittable()
+  @IsImageInput()
+  image?: string | number;
+
+  /** Cost: a string such as `"€10"`, `"10 - 20"` or `"5,50"`, or an array of them; `""` clears it. */
+  @IsOmittable()
+  @ApiProperty({
+    required: false,
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+  })
+  @IsCostInput()
+  cost?: string | number | Array<string | number> | null;
+
+  /** The event's own website: an http(s) URL, or `""` for none (the permalink is shown). */
+  @IsOmittable()
+  @AllowEmptyString()
+  @IsHttpUrl()
+  website?: string;
+
+  /** Show a map of the venue (default true). */
+  @IsOmittable()
+  @ToBoolean()
+  @IsBoolean()
+  show_map?: boolean;
+
+  /** Show a link to a map of the venue (default true). */
+  @IsOmittable()
+  @ToBoolean()
+  @IsBoolean()
+  show_map_link?: boolean;
+
+  /** Leave the event out of lists (default false). */
+  @IsOmittable()
+  @ToBoolean()
+  @IsBoolean()
+  hide_from_listings?: boolean;
+
+  /** Sticky in calendar views (default false). */
+  @IsOmittable()
+  @ToBoolean()
+  @IsBoolean()
+  sticky?: boolean;
+
+  /** Featured on the site (default false). */
+  @IsOmittable()
+  @ToBoolean()
+  @IsBoolean()
+  featured?: boolean;
+
+  /** The event sells tickets (default false). */
+  @IsOmittable()
+  @ToBoolean()
+  @IsBoolean()
+  ticketed?: boolean;
+
+  /** ID of an existing parent event; 0 for none. */
+  @IsOmittable()
+  @ToInteger()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_ID)
+  post_parent?: number;
+
+  /** Password readers must send to see the event; `""` removes it. Never returned. */
+  @IsOmittable()
+  @IsText(255)
+  password?: string;
+
+  /** Category IDs or names (unknown names create categories), array or comma list; `""` or [] clears. */
+  @Allow()
+  @ApiProperty({ required: false, ...ID_OR_NAME_LIST })
+  categories?: unknown;
+
+  /** Tag IDs or names (unknown names create tags), array or comma list; `""` or [] clears. */
+  @Allow()
+  @ApiProperty({ required: false, ...ID_OR_NAME_LIST })
+  tags?: unknown;
+
+  /** Venue: an ID, `{id}` or an inline venue object (reused when it exists); 0, `""` or [] unlinks. */
+  @Allow()
+  @ApiProperty({
+    required: false,
+    oneOf: [{ type: 'integer' }, { type: 'object' }, { type: 'string' }],
+  })
+  venue?: unknown;
+
+  /** Organizers: IDs, a comma list, `{id}` or inline organizer objects, mixed, in order; [] unlinks. */
+  @Allow()
+  @ApiProperty({
+    required: false,
+    oneOf: [
+      { type: 'array', items: { oneOf: [{ type: 'integer' }, { type: 'object' }] } },
+      { type: 'integer' },
+      { type: 'string' },
+      { type: 'object' },
+    ],
+  })
+  organizer?: unknown;
+}

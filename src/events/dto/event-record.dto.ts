@@ -1,0 +1,125 @@
+import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import type { PostStatus } from '../../auth/policy';
+import { ImageDto } from '../../common/dto/image.dto';
+import {
+  ApiImageProperty,
+  ApiJsonLdProperty,
+  ApiLanguageProperty,
+  ApiLanguagesProperty,
+  ApiStatusProperty,
+  ApiTranslationsProperty,
+} from '../../common/dto/schema-helpers';
+import type { Language } from '../../i18n/language';
+import { OrganizerRecordDto } from '../../organizers/dto/organizer-record.dto';
+import { TermRecordDto } from '../../terms/dto/term-record.dto';
+import { VenueRecordDto } from '../../venues/dto/venue-record.dto';
+
+/** A date's parts as zero-padded strings. */
+export class DateDetailsDto {
+  year: string;
+  month: string;
+  day: string;
+  hour: string;
+  minutes: string;
+  seconds: string;
+}
+
+/** The cost as parsed from what was sent. */
+export class CostDetailsDto {
+  /** The first currency sign or code found, e.g. `€`. */
+  currency_symbol: string;
+  /** ISO code where the symbol names one currency (€ EUR, $ USD, £ GBP), else `""`. */
+  currency_code: string;
+  /** Which side of the amount the symbol stands on. */
+  @ApiProperty({ enum: ['prefix', 'postfix', ''] })
+  currency_position: 'prefix' | 'postfix' | '';
+  /** Every amount, ascending, without repeats; 0 is free. */
+  values: number[];
+}
+
+/** One language's texts of an event. */
+export interface EventTexts {
+  title: string;
+  description: string;
+  excerpt: string;
+  slug: string;
+}
+
+/**
+ * An event (contract §6). For a password-protected event shown without its
+ * password, texts, cost and links are empty and the flags null.
+ */
+export class EventRecordDto {
+  id: number;
+  /** `<site host>?id=<id>`. */
+  global_id: string;
+  global_id_lineage: string[];
+  /** The author's user ID, as a string. */
+  author: string;
+  @ApiStatusProperty()
+  status: PostStatus;
+  /** Publication date in the site's time zone, `YYYY-MM-DD HH:MM:SS`. */
+  date: string;
+  /** Publication date in UTC. */
+  date_utc: string;
+  /** Last modification in the site's time zone. */
+  modified: string;
+  /** Last modification in UTC. */
+  modified_utc: string;
+  /** Public permalink. */
+  url: string;
+  /** This event in the API. */
+  rest_url: string;
+  title: string;
+  description: string;
+  excerpt: string;
+  slug: string;
+  @ApiImageProperty()
+  image: ImageDto | false;
+  all_day: boolean | null;
+  /** Start, wall-clock time in `timezone`. */
+  start_date: string;
+  start_date_details: DateDetailsDto;
+  /** End, wall-clock time in `timezone`. */
+  end_date: string;
+  end_date_details: DateDetailsDto;
+  utc_start_date: string;
+  utc_start_date_details: DateDetailsDto;
+  utc_end_date: string;
+  utc_end_date_details: DateDetailsDto;
+  /** IANA name or `UTC±H[:MM]`. */
+  timezone: string;
+  /** The zone's abbreviation at the start (CET, CEST, EDT), else its offset (`+03`). */
+  timezone_abbr: string;
+  /** One value, or the lowest and highest; 0 as the word for free. */
+  cost: string;
+  cost_details: CostDetailsDto;
+  /** The event's website, else its permalink. */
+  website: string;
+  show_map: boolean | null;
+  show_map_link: boolean | null;
+  hide_from_listings: boolean | null;
+  sticky: boolean | null;
+  featured: boolean | null;
+  ticketed: boolean | null;
+  /** The parent event's ID; 0 for none. */
+  post_parent: number;
+  password_protected: boolean;
+  categories: TermRecordDto[];
+  tags: TermRecordDto[];
+  @ApiProperty({
+    description: 'The venue, or an empty array when there is none.',
+    oneOf: [{ $ref: getSchemaPath(VenueRecordDto) }, { type: 'array', items: {}, maxItems: 0 }],
+  })
+  venue: VenueRecordDto | [];
+  /** The organizers, in the order they were given. */
+  organizer: OrganizerRecordDto[];
+  @ApiLanguageProperty()
+  language: Language;
+  @ApiLanguagesProperty()
+  languages: Language[];
+  @ApiJsonLdProperty()
+  json_ld?: Record<string, unknown>;
+  @ApiTranslationsProperty()
+  translations?: Partial<Record<Language, EventTexts>>;
+}

@@ -1,0 +1,180 @@
+import { DateTime, FixedOffsetZone } from 'luxon';
+import { withoutEmptyStrings } from '../common/content/content-record';
+import {
+  globalId,
+  imageField,
+  permalink,
+  publicationFields,
+} from '../common/content/record-fields';
+import { dateDetails, fromEpoch, parseZone, toWire } from '../common/time/dates';
+import type { Language } from '../i18n/language';
+import { TEXT } from '../i18n/messages';
+import { languagesOf, pickTranslation, translationsOf } from '../i18n/translation';
+import type { OrganizerRecord } from '../organizers/organizer.mapper';
+import type { TermRecord } from '../terms/term.mapper';
+import type { VenueRecord } from '../venues/venue.mapper';
+import { costDetails, costFromStorage, formatCost } from './cost';
+import { EventRecordDto } from './dto/event-record.dto';
+import { EventTranslation } from './entities/event-translation.entity';
+import { Event } from './entities/event.entity';
+import { zoneAbbreviation } from './event-times';
+
+/** The event record of contract §6, fields in the documented order (schema: EventRecordDto). */
+export type EventRecord = EventRecordDto;
+
+/** The records an event embeds, already filtered to what the caller may see. */
+export interface EventLinks {
+  categories: TermRecord[];
+  tags: TermRecord[];
+  venue?: VenueRecord;
+  organizers: OrganizerRecord[];
+}
+
+export interface EventMapOptions {
+  language: Language;
+  apiUrl: string;
+  siteUrl: string;
+  siteZone: string;
+  withJsonLd: boolean;
+  withTranslations: boolean;
+  /** Password-protected and shown to a caller without the password: blanked (contract §6). */
+  blanked: boolean;
+}
+
+export function mapEvent(event: Event, links: EventLinks, options: EventMapOptions): EventRecord {
+  const shown = pickTranslation(event.translations, options.language) as EventTranslation;
+  const language = shown.language as Language;
+  const url = permalink(options.siteUrl, language, 'event', shown.slug);
+  const id = globalId(options.siteUrl, event.id);
+  const zone = parseZone(event.timezone) ?? FixedOffsetZone.utcInstance;
+  const start = fromEpoch(event.startAt, zone);
+  const end = fromEpoch(event.endAt, zone);
+  const cost = costDetails(costFromStorage(event.cost));
+  const blank = options.blanked;
+  const flag = (value: boolean) => (blank ? null : value);
+  const record: EventRecord = {
+    id: event.id,
+    global_id: id,
+    global_id_lineage: [id],
+    author: String(event.authorId),
+    status: event.status,
+    ...publicationFields(event, options.siteZone),
+    url,
+    rest_url: `${options.apiUrl}/events/${event.id}`,
+    title: shown.title,
+    description: blank ? '' : (shown.description ?? ''),
+    excerpt: blank ? '' : (shown.excerpt ?? ''),
+    slug: shown.slug,
+    image: blank ? false : imageField(event),
+    all_day: flag(event.allDay),
+    start_date: toWire(start),
+    start_date_details: dateDetails(start),
+    end_date: toWire(end),
+    end_date_details: dateDetails(end),
+    utc_start_date: toWire(start.toUTC()),
+    utc_start_date_details: dateDetails(start.toUTC()),
+    utc_end_date: toWire(end.toUTC()),
+    utc_end_date_details: dateDetails(end.toUTC()),
+    timezone: event.timezone,
+    timezone_abbr: zoneAbbreviation(start, event.timezone),
+    // Generated words follow the request's language, not the texts' (contract §2).
+    cost: blank ? '' : formatCost(cost, TEXT.free[options.language]),
+    cost_details: blank ? { ...cost, values: [] } : cost,
+    website: blank ? '' : event.website || url,
+    show_map: flag(event.showMap),
+    show_map_link: flag(event.showMapLink),
+    hide_from_listings: flag(event.hideFromListings),
+    sticky: flag(event.sticky),
+    featured: flag(event.featured),
+    ticketed: flag(event.ticketed),
+    post_parent: event.parentId ?? 0,
+    password_protected: event.passwordHash !== null,
+    categories: blank ? [] : links.categories,
+    tags: blank ? [] : links.tags,
+    venue: blank || !links.venue ? [] : links.venue,
+    organizer: blank ? [] : links.organizers,
+    language,
+    languages: languagesOf(event.translations),
+  };
+  if (options.withJsonLd) record.json_ld = eventJsonLd(record, start, end, links);
+  if (options.withTranslations) {
+    record.translations = translationsOf(event.translations, (t) => ({
+      title: t.title,
+      description: t.description ?? '',
+      excerpt: t.excerpt ?? '',
+      slug: t.slug,
+    }));
+  }
+  return record;
+}
+
+/** schema.org Event with its place, organizers and lowest price; empty members left out. */
+function eventJsonLd(
+  record: EventRecord,
+  start: DateTime,
+  end: DateTime,
+  links: EventLinks,
+): Record<string, unknown> {
+  const { values, currency_code } = record.cost_details;
+  return withoutEmptyStrings({
+    '@context': 'http://schema.org',
+    '@type': 'Event',
+    name: record.title,
+    description: plainText(record.excerpt || record.description),
+    image: record.image ? (record.image.url ?? '') : '',
+    url: record.url,
+    startDate: start.toISO({ suppressMilliseconds: true }) ?? '',
+    endDate: end.toISO({ suppressMilliseconds: true }) ?? '',
+    ...(links.venue ? { location: place(links.venue) } : {}),
+    ...(links.organizers.length > 0 ? { organizer: links.organizers.map(organization) } : {}),
+    ...(values.length > 0
+      ? {
+          offers: withoutEmptyStrings({
+            '@type': 'Offer',
+            price: values[0],
+            priceCurrency: currency_code,
+            url: record.website,
+          }),
+        }
+      : {}),
+  });
+}
+
+function place(venue: VenueRecord): Record<string, unknown> {
+  const address = withoutEmptyStrings({
+    '@type': 'PostalAddress',
+    streetAddress: venue.address ?? '',
+    addressLocality: venue.city ?? '',
+    addressRegion: venue.stateprovince || venue.state || venue.province || '',
+    postalCode: venue.zip ?? '',
+    addressCountry: venue.country ?? '',
+  });
+  return withoutEmptyStrings({
+    '@type': 'Place',
+    name: venue.venue,
+    ...(Object.keys(address).length > 1 ? { address } : {}),
+    ...(venue.geo_lat !== null && venue.geo_lng !== null
+      ? { geo: { '@type': 'GeoCoordinates', latitude: venue.geo_lat, longitude: venue.geo_lng } }
+      : {}),
+    telephone: venue.phone ?? '',
+    url: venue.url,
+  });
+}
+
+function organization(organizer: OrganizerRecord): Record<string, unknown> {
+  return withoutEmptyStrings({
+    '@type': 'Organization',
+    name: organizer.organizer,
+    telephone: organizer.phone ?? '',
+    email: organizer.email ?? '',
+    url: organizer.website || organizer.url,
+  });
+}
+
+/** Texts may hold HTML; JSON-LD wants plain text. */
+function plainText(html: string): string {
+  return html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

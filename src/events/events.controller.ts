@@ -1,0 +1,164 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { DeleteQueryDto } from '../common/content/content.dto';
+import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto';
+import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
+import { LocationInterceptor } from '../common/http/location.interceptor';
+import { Ctx, RequestContext } from '../common/http/request-context';
+import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
+import { CreateEventDto } from './dto/create-event.dto';
+import { DeleteEventQueryDto, ReadEventQueryDto } from './dto/event-query.dto';
+import { EventRecordDto } from './dto/event-record.dto';
+import { ListEventsQueryDto } from './dto/list-events.query.dto';
+import { UpdateEventDto } from './dto/update-event.dto';
+import { EventsService } from './events.service';
+
+// by-slug routes are declared before `:id` (literal segments first).
+@ApiTags('events')
+@Controller('events')
+export class EventsController {
+  constructor(private readonly events: EventsService) {}
+
+  @Get()
+  @ApiListResponse('events', EventRecordDto)
+  @ApiOperation({ summary: 'List events' })
+  list(@Query() query: ListEventsQueryDto, @Ctx() ctx: RequestContext) {
+    return this.events.list(query, ctx);
+  }
+
+  @Post()
+  @ApiBearerAuth()
+  @UseInterceptors(LocationInterceptor)
+  @ApiOperation({ summary: 'Create an event' })
+  create(@Body() body: CreateEventDto, @Query() _q: LanguageQueryDto, @Ctx() ctx: RequestContext) {
+    return this.events.create(body, ctx);
+  }
+
+  @Get('by-slug/:slug')
+  @ApiOperation({ summary: 'Read an event by slug' })
+  getBySlug(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Query() query: ViewQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.events.get({ slug }, ctx, query);
+  }
+
+  @Post('by-slug/:slug')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an event by slug' })
+  updateBySlugByPost(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Body() body: UpdateEventDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.events.update({ slug }, body, ctx);
+  }
+
+  @Put('by-slug/:slug')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an event by slug' })
+  updateBySlugByPut(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Body() body: UpdateEventDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.events.update({ slug }, body, ctx);
+  }
+
+  @Patch('by-slug/:slug')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an event by slug' })
+  updateBySlugByPatch(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Body() body: UpdateEventDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.events.update({ slug }, body, ctx);
+  }
+
+  @Delete('by-slug/:slug')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Trash an event by slug, or delete it for good with force=true' })
+  removeBySlug(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Query() query: DeleteQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.events.remove({ slug }, query.force, ctx);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read an event' })
+  get(
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: ReadEventQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.events.get({ id }, ctx, query);
+  }
+
+  @Post(':id')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an event' })
+  updateByPost(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateEventDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.events.update({ id }, body, ctx);
+  }
+
+  @Put(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an event' })
+  updateByPut(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateEventDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.events.update({ id }, body, ctx);
+  }
+
+  @Patch(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Update an event' })
+  updateByPatch(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateEventDto,
+    @Query() _q: LanguageQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.events.update({ id }, body, ctx);
+  }
+
+  @Delete(':id')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Trash an event, or delete it for good with force=true' })
+  remove(
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: DeleteEventQueryDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.events.remove({ id }, query.force, ctx);
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { OrganizersModule } from '../organizers/organizers.module';
+import { TermsModule } from '../terms/terms.module';
+import { VenuesModule } from '../venues/venues.module';
+import { EventsController } from './events.controller';
+import { EventsService } from './events.service';
+
+/** Events, embedding and linking the venues, organizers and terms of their modules. */
+@Module({
+  imports: [TermsModule, VenuesModule, OrganizersModule],
+  controllers: [EventsController],
+  providers: [EventsService],
+})
+export class EventsModule {}
