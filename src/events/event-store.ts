@@ -1,6 +1,6 @@
 import { EntityManager, In } from 'typeorm';
 import type { ContentRef } from '../common/content/content-kind';
-import { firstFreeSlug, slugFamilyPattern, toSlug } from '../common/content/slugs';
+import { freeSlug, toSlug } from '../common/content/slugs';
 import { applyTranslatedFields } from '../common/content/translations';
 import { ApiError } from '../common/errors/api-error';
 import { otherLanguage, type Language } from '../i18n/language';
@@ -99,7 +99,14 @@ export async function writeEventTexts(
   if (!translation) return;
   if (texts.slug !== undefined || isNew) {
     const base = toSlug(texts.slug || translation.title, 'event');
-    translation.slug = await freeSlug(manager, language, base, event.id);
+    translation.slug = await freeSlug(
+      manager,
+      EventTranslation,
+      'eventId',
+      { language },
+      base,
+      event.id,
+    );
   }
   await manager.save(EventTranslation, translation);
 }
@@ -155,26 +162,4 @@ export async function deleteEvent(manager: EntityManager, id: number): Promise<v
   await manager.delete(EventOrganizer, { eventId: id });
   await manager.delete(EventTranslation, { eventId: id });
   await manager.delete(Event, id);
-}
-
-/** `base`, or the first of `base-2`, `base-3`, … no other event uses in `language`. */
-async function freeSlug(
-  manager: EntityManager,
-  language: Language,
-  base: string,
-  selfId: number,
-): Promise<string> {
-  const rows = await manager
-    .createQueryBuilder(EventTranslation, 's')
-    .select(['s.slug', 's.eventId'])
-    .where('s.language = :language', { language })
-    .andWhere('(s.slug = :base OR s.slug LIKE :pattern)', {
-      base,
-      pattern: slugFamilyPattern(base),
-    })
-    .getMany();
-  return firstFreeSlug(
-    base,
-    rows.filter((row) => row.eventId !== selfId).map((row) => row.slug),
-  );
 }

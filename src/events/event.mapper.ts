@@ -1,3 +1,4 @@
+import { postalAddress } from '../venues/venue.mapper';
 import { DateTime, FixedOffsetZone } from 'luxon';
 import { withoutEmptyStrings } from '../common/content/content-record';
 import {
@@ -141,14 +142,7 @@ function eventJsonLd(
 }
 
 function place(venue: VenueRecord): Record<string, unknown> {
-  const address = withoutEmptyStrings({
-    '@type': 'PostalAddress',
-    streetAddress: venue.address ?? '',
-    addressLocality: venue.city ?? '',
-    addressRegion: venue.stateprovince || venue.state || venue.province || '',
-    postalCode: venue.zip ?? '',
-    addressCountry: venue.country ?? '',
-  });
+  const address = postalAddress(venue);
   return withoutEmptyStrings({
     '@type': 'Place',
     name: venue.venue,

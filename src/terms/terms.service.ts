@@ -3,7 +3,7 @@ import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
-import { firstFreeSlug, slugFamilyPattern, toSlug } from '../common/content/slugs';
+import { freeSlug, toSlug } from '../common/content/slugs';
 import { applyTranslatedFields } from '../common/content/translations';
 import { ApiError } from '../common/errors/api-error';
 import { writeTransaction } from '../database/write-transaction';
@@ -102,7 +102,7 @@ export class TermsService {
     const name = (input.name as string).trim();
     const id = await writeTransaction(this.dataSource, async (manager) => {
       await this.assertNameFree(manager, info, ctx.language, parentId, name, undefined);
-      const slug = await this.freeSlug(
+      const slug = await this.freeTermSlug(
         manager,
         info,
         ctx.language,
@@ -164,7 +164,7 @@ export class TermsService {
         await this.assertNameFree(manager, info, ctx.language, parentId, name, id);
       }
       if (translation && (input.slug || !translation.slug)) {
-        translation.slug = await this.freeSlug(
+        translation.slug = await this.freeTermSlug(
           manager,
           info,
           ctx.language,
@@ -315,7 +315,7 @@ export class TermsService {
       const savepoint = `term_${attempt}`;
       if (runner) await runner.query(`SAVEPOINT ${savepoint}`);
       try {
-        const slug = await this.freeSlug(
+        const slug = await this.freeTermSlug(
           manager,
           info,
           ctx.language,
@@ -575,28 +575,20 @@ export class TermsService {
       throw new ApiError('term_exists', { data: { term_id: clash.termId } });
   }
 
-  private async freeSlug(
+  private freeTermSlug(
     manager: EntityManager,
     info: TaxonomyInfo,
     language: string,
     base: string,
     selfId: number | undefined,
   ): Promise<string> {
-    const rows = await manager
-      .createQueryBuilder(TermTranslation, 's')
-      .select(['s.slug', 's.termId'])
-      .where('s.taxonomy = :taxonomy AND s.language = :language', {
-        taxonomy: info.taxonomy,
-        language,
-      })
-      .andWhere('(s.slug = :base OR s.slug LIKE :pattern)', {
-        base,
-        pattern: slugFamilyPattern(base),
-      })
-      .getMany();
-    return firstFreeSlug(
+    return freeSlug(
+      manager,
+      TermTranslation,
+      'termId',
+      { taxonomy: info.taxonomy, language },
       base,
-      rows.filter((r) => r.termId !== selfId).map((r) => r.slug),
+      selfId,
     );
   }
 }

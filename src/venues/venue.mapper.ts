@@ -37,14 +37,7 @@ export function mapVenue(venue: Venue, options: ContentMapOptions): VenueRecord 
 
 /** Single reads: schema.org Place with its postal address and coordinates. */
 function venueJsonLd(venue: Venue, parts: ContentParts): Record<string, unknown> {
-  const address = withoutEmptyStrings({
-    '@type': 'PostalAddress',
-    streetAddress: venue.address ?? '',
-    addressLocality: venue.city ?? '',
-    addressRegion: venue.stateprovince || venue.state || venue.province || '',
-    postalCode: venue.zip ?? '',
-    addressCountry: venue.country ?? '',
-  });
+  const address = postalAddress(venue);
   return withoutEmptyStrings({
     ...jsonLdBase('Place', parts),
     ...(Object.keys(address).length > 1 ? { address } : {}),
@@ -53,5 +46,22 @@ function venueJsonLd(venue: Venue, parts: ContentParts): Record<string, unknown>
       : {}),
     telephone: venue.phone ?? '',
     sameAs: venue.website ?? '',
+  });
+}
+
+type AddressFields =
+  'address' | 'city' | 'stateprovince' | 'state' | 'province' | 'zip' | 'country';
+
+/** schema.org PostalAddress of a venue (entity or record); empty parts left out. */
+export function postalAddress(
+  venue: Partial<Record<AddressFields, string | null>>,
+): Record<string, unknown> {
+  return withoutEmptyStrings({
+    '@type': 'PostalAddress',
+    streetAddress: venue.address ?? '',
+    addressLocality: venue.city ?? '',
+    addressRegion: venue.stateprovince || venue.state || venue.province || '',
+    postalCode: venue.zip ?? '',
+    addressCountry: venue.country ?? '',
   });
 }

@@ -13,7 +13,7 @@ import type { RequestContext } from '../http/request-context';
 import type { ContentEntity, ContentKind, ContentRef, ContentTranslation } from './content-kind';
 import { ContentWrite, postColumns, TextsInput } from './content-write';
 import { applyTranslatedFields } from './translations';
-import { firstFreeSlug, slugFamilyPattern, toSlug } from './slugs';
+import { freeSlug, toSlug } from './slugs';
 
 /*
  * Storage of venues and organizers: one record row plus one translation row
@@ -142,30 +142,14 @@ async function writeTexts<E extends ContentEntity<T>, T extends ContentTranslati
   if (!translation) return;
   if (texts.slug !== undefined || isNew) {
     const base = toSlug(texts.slug || translation.name, kind.nameField);
-    translation.slug = await freeSlug(manager, kind, language, base, item.id);
+    translation.slug = await freeSlug(
+      manager,
+      kind.translation,
+      kind.ownerKey,
+      { language },
+      base,
+      item.id,
+    );
   }
   await manager.save(kind.translation, translation);
-}
-
-/** `base`, or the first of `base-2`, `base-3`, … not taken by another record of the kind. */
-async function freeSlug<E extends ContentEntity<T>, T extends ContentTranslation>(
-  manager: EntityManager,
-  kind: AnyKind<E, T>,
-  language: Language,
-  base: string,
-  selfId: number,
-): Promise<string> {
-  const rows = await manager
-    .createQueryBuilder(kind.translation, 's')
-    .select(['s.slug', `s.${kind.ownerKey}`])
-    .where('s.language = :language', { language })
-    .andWhere('(s.slug = :base OR s.slug LIKE :pattern)', {
-      base,
-      pattern: slugFamilyPattern(base),
-    })
-    .getMany();
-  return firstFreeSlug(
-    base,
-    rows.filter((r) => r[kind.ownerKey] !== selfId).map((r) => r.slug),
-  );
 }

@@ -1,3 +1,4 @@
+import { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import slugify from 'slugify';
 
 export const MAX_SLUG_LENGTH = 200;
@@ -29,6 +30,34 @@ export function firstFreeSlug(base: string, taken: Iterable<string>): string {
 }
 
 /** LIKE pattern for `base-…`; slugs hold only a-z, 0-9 and dashes, so nothing needs escaping. */
-export function slugFamilyPattern(base: string): string {
+function slugFamilyPattern(base: string): string {
   return `${base}-%`;
+}
+
+/**
+ * `base`, or the first of `base-2`, `base-3`, … that no other record uses
+ * among the translation rows in `scope` (language; taxonomy for terms).
+ * `scope` keys are property names from code, never input.
+ */
+export async function freeSlug<T extends ObjectLiteral & { slug: string }>(
+  manager: EntityManager,
+  translation: EntityTarget<T>,
+  ownerKey: keyof T & string,
+  scope: Record<string, string>,
+  base: string,
+  selfId: number | undefined,
+): Promise<string> {
+  const qb = manager.createQueryBuilder(translation, 's').select(['s.slug', `s.${ownerKey}`]);
+  for (const [key, value] of Object.entries(scope))
+    qb.andWhere(`s.${key} = :${key}`, { [key]: value });
+  const rows = await qb
+    .andWhere('(s.slug = :base OR s.slug LIKE :pattern)', {
+      base,
+      pattern: slugFamilyPattern(base),
+    })
+    .getMany();
+  return firstFreeSlug(
+    base,
+    rows.filter((row) => row[ownerKey] !== selfId).map((row) => row.slug),
+  );
 }

@@ -1,3 +1,4 @@
+import { DateDetailsDto } from '../dto/date-details.dto';
 import { DateTime, FixedOffsetZone, IANAZone, Zone } from 'luxon';
 
 export const WIRE_FORMAT = 'yyyy-MM-dd HH:mm:ss';
@@ -62,14 +63,7 @@ export function toWire(dt: DateTime): string {
   return dt.toFormat(WIRE_FORMAT);
 }
 
-export interface DateDetails {
-  year: string;
-  month: string;
-  day: string;
-  hour: string;
-  minutes: string;
-  seconds: string;
-}
+export type DateDetails = DateDetailsDto;
 
 export function dateDetails(dt: DateTime): DateDetails {
   return {

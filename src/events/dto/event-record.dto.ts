@@ -1,5 +1,6 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import type { PostStatus } from '../../auth/policy';
+import { DateDetailsDto } from '../../common/dto/date-details.dto';
 import { ImageDto } from '../../common/dto/image.dto';
 import {
   ApiImageProperty,
@@ -13,16 +14,6 @@ import type { Language } from '../../i18n/language';
 import { OrganizerRecordDto } from '../../organizers/dto/organizer-record.dto';
 import { TermRecordDto } from '../../terms/dto/term-record.dto';
 import { VenueRecordDto } from '../../venues/dto/venue-record.dto';
-
-/** A date's parts as zero-padded strings. */
-export class DateDetailsDto {
-  year: string;
-  month: string;
-  day: string;
-  hour: string;
-  minutes: string;
-  seconds: string;
-}
 
 /** The cost as parsed from what was sent. */
 export class CostDetailsDto {
