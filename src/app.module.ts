@@ -8,6 +8,7 @@ import { ListPageInterceptor } from './common/pagination/list-page.interceptor';
 import { ApiValidationPipe } from './common/validation/api-validation.pipe';
 import { RateLimitModule } from './common/limits/rate-limit.module';
 import { RequestTimeoutInterceptor } from './common/limits/request-timeout.interceptor';
+import { CacheModule } from './common/cache/cache.module';
 import { appConfig } from './config/app.config';
 import { validateEnvironment } from './config/env.validation';
 import { DatabaseModule } from './database/database.module';
@@ -35,6 +36,7 @@ import { EventsModule } from './events/events.module';
     }),
     RateLimitModule,
     DatabaseModule,
+    CacheModule,
     I18nModule,
     AuthModule,
     HealthModule,

@@ -1,3 +1,4 @@
+import { DataVersion } from '../common/cache/data-version.entity';
 import { EventOrganizer } from '../events/entities/event-organizer.entity';
 import { EventTerm } from '../events/entities/event-term.entity';
 import { EventTranslation } from '../events/entities/event-translation.entity';
@@ -11,6 +12,7 @@ import { Venue } from '../venues/entities/venue.entity';
 
 /** Every entity, listed explicitly (no globs: the same list works in ts-node, jest and dist). */
 export const ENTITIES = [
+  DataVersion,
   Term,
   TermTranslation,
   Venue,

@@ -5,6 +5,7 @@ import { DateTime, FixedOffsetZone } from 'luxon';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
 import type { ContentRef } from '../common/content/content-kind';
+import { CountCacheService } from '../common/cache/count-cache.service';
 import { assertCanCreate, postColumns } from '../common/content/content-write';
 import { searchWords } from '../common/content/search';
 import { assertCanEdit, assertCanSee, listStatusScope } from '../common/content/visibility';
@@ -53,6 +54,7 @@ export class EventsService {
     private readonly terms: TermsService,
     private readonly venues: VenuesService,
     private readonly organizers: OrganizersService,
+    private readonly counts: CountCacheService,
   ) {
     this.passwordKey = passwordKey(config.auth.jwtSecret);
     this.writeSettings = { siteZone: config.siteTimezone, passwordKey: this.passwordKey };
@@ -68,7 +70,8 @@ export class EventsService {
     const filters = await this.listFilters(query, ctx);
     const window = pageWindow(query, this.config.maxPerPage);
     const qb = eventListQuery(this.dataSource.manager, filters);
-    const total = await qb.getCount();
+    // Exact, but counted only when the data changed since (the default window is day-granular).
+    const total = await this.counts.count(`events:${JSON.stringify(filters)}`, () => qb.getCount());
     assertPageExists(window, total, 'event-archive-page-not-found');
     const rows = await orderEvents(qb.select('e.id', 'id'), filters.include !== undefined)
       .offset(window.offset)

@@ -1,5 +1,10 @@
 import { InitialSchema1763856000000 } from './1763856000000-initial-schema';
 import { EventListIndex1764460800000 } from './1764460800000-event-list-index';
+import { DataVersion1764547200000 } from './1764547200000-data-version';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
-export const MIGRATIONS = [InitialSchema1763856000000, EventListIndex1764460800000];
+export const MIGRATIONS = [
+  InitialSchema1763856000000,
+  EventListIndex1764460800000,
+  DataVersion1764547200000,
+];

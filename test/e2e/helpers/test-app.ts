@@ -125,7 +125,8 @@ async function emptyTables(dataSource: DataSource): Promise<void> {
   // One connection: FOREIGN_KEY_CHECKS is a session setting.
   const runner = dataSource.createQueryRunner();
   try {
-    const tables = dataSource.entityMetadatas.map((m) => m.tableName);
+    // data_version is kept and bumped: cached list totals must not survive the reset.
+    const tables = dataSource.entityMetadatas.map((m) => m.tableName).filter((t) => t !== 'data_version');
     if (dataSource.options.type === 'mysql') {
       await runner.query('SET FOREIGN_KEY_CHECKS = 0');
       for (const table of tables) await runner.query(`TRUNCATE TABLE \`${table}\``);
@@ -136,6 +137,7 @@ async function emptyTables(dataSource: DataSource): Promise<void> {
       await runner.query(`DELETE FROM sqlite_sequence`).catch(() => undefined);
       await runner.query('PRAGMA foreign_keys = ON');
     }
+    await runner.query('UPDATE data_version SET version = version + 1 WHERE id = 1');
   } finally {
     await runner.release();
   }

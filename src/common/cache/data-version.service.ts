@@ -1,0 +1,33 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DataVersion } from './data-version.entity';
+
+/** Reads and bumps the shared data version (see DataVersion). */
+@Injectable()
+export class DataVersionService {
+  private readonly logger = new Logger('DataVersion');
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async current(): Promise<number> {
+    const row = await this.dataSource
+      .getRepository(DataVersion)
+      .findOne({ where: { id: 1 }, select: { version: true } });
+    return row?.version ?? 0;
+  }
+
+  /** After a write: one atomic increment. A failure only costs cached counts their exactness until they expire. */
+  async bump(): Promise<void> {
+    try {
+      await this.dataSource
+        .createQueryBuilder()
+        .update(DataVersion)
+        .set({ version: () => 'version + 1' })
+        .where('id = 1')
+        .execute();
+    } catch (error) {
+      this.logger.warn(`could not bump the data version: ${(error as Error).message}`);
+    }
+  }
+}
