@@ -150,7 +150,9 @@ export class TermsService {
       const translation = applyTranslatedFields(
         term.translations,
         ctx.language,
-        { name, description: input.description },
+        // The slug counts as a translated field (a new language then needs the name); it is
+        // made free below. '' means "not sent", so it never clears a slug.
+        { name, description: input.description, slug: input.slug || undefined },
         { field: 'name', wireName: 'name' },
         () =>
           manager.create(TermTranslation, {
@@ -173,8 +175,9 @@ export class TermsService {
         );
       }
       if (parentId !== term.parentId) {
+        // Every name not checked above must be free under the new parent too.
         for (const other of term.translations) {
-          if (other !== translation)
+          if (other !== translation || name === undefined)
             await this.assertNameFree(manager, info, other.language, parentId, other.name, id);
         }
       }
@@ -192,6 +195,12 @@ export class TermsService {
     this.assertCanManage(info, ctx);
     const record = await this.map(info, term, ctx, false);
     await writeTransaction(this.dataSource, async (manager) => {
+      // Unparented children must not clash with top-level namesakes (the unique name index).
+      const children = await manager.find(TermTranslation, {
+        where: { parentId: id, taxonomy: info.taxonomy },
+      });
+      for (const child of children)
+        await this.assertNameFree(manager, info, child.language, 0, child.name, child.termId);
       await manager.update(Term, { parentId: id, taxonomy: info.taxonomy }, { parentId: 0 });
       await manager.update(
         TermTranslation,
@@ -457,7 +466,8 @@ export class TermsService {
       case 'count':
         return 'COALESCE(cnt.c, 0)';
       case 'description':
-        return "COALESCE(tr.description, fb.description, '')";
+        // The description the term shows: its own language's (even when empty), else the fallback's.
+        return "CASE WHEN tr.id IS NULL THEN COALESCE(fb.description, '') ELSE COALESCE(tr.description, '') END";
       case 'include':
         return query.include?.length
           ? `CASE ${query.include.map((id, i) => `WHEN t.id = ${Number(id)} THEN ${i}`).join(' ')} ELSE ${query.include.length} END`

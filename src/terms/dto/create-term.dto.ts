@@ -1,23 +1,22 @@
-import { IsDefined, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsDefined, IsNotEmpty, IsOptional } from 'class-validator';
+import { IsText, ToTrimmed } from '../../common/content/content.dto';
 
 /** Writable fields of a tag (categories add `parent`). */
 export class CreateTermDto {
   /** The term name, in the request's language. */
   @IsDefined()
-  @IsString()
+  @ToTrimmed()
   @IsNotEmpty()
-  @MaxLength(200)
+  @IsText(200)
   name: string;
 
   /** Description, in the request's language. */
   @IsOptional()
-  @IsString()
-  @MaxLength(100000)
+  @IsText(100000)
   description?: string;
 
   /** URL slug; generated from the name when left out. */
   @IsOptional()
-  @IsString()
-  @MaxLength(200)
+  @IsText(200)
   slug?: string;
 }
