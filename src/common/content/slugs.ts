@@ -10,7 +10,9 @@ const BASE_LENGTH = MAX_SLUG_LENGTH - 8;
  * digits and dashes. Text with nothing left (emoji only, say) gets `fallback`.
  */
 export function toSlug(text: string, fallback: string): string {
-  const slug = slugify(text, { lower: true, strict: true, trim: true })
+  // Symbols are dropped, as WordPress does, not spelled out ("&" → "and").
+  const words = text.replace(/[^\p{L}\p{N}\s_-]/gu, ' ');
+  const slug = slugify(words, { lower: true, strict: true, trim: true })
     .slice(0, BASE_LENGTH)
     .replace(/-+$/, '');
   return slug === '' ? fallback : slug;
