@@ -163,3 +163,18 @@ export async function deleteEvent(manager: EntityManager, id: number): Promise<v
   await manager.delete(EventTranslation, { eventId: id });
   await manager.delete(Event, id);
 }
+
+/**
+ * The first statement of a transaction that changes an existing event: on
+ * MySQL it waits for any other write of the event to commit, and since no
+ * snapshot exists yet, every later read sees that write. (SQLite's writes
+ * are already one at a time.)
+ */
+export async function lockEventRow(manager: EntityManager, eventId: number): Promise<void> {
+  if (manager.connection.options.type !== 'mysql') return;
+  await manager.findOne(Event, {
+    where: { id: eventId },
+    select: { id: true },
+    lock: { mode: 'pessimistic_write' },
+  });
+}

@@ -17,6 +17,7 @@ import { appConfig } from '../config/app.config';
 import { writeTransaction } from '../database/write-transaction';
 import { OrganizersService } from '../organizers/organizers.service';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
+import { adjustTermCounts, countedTermsOf } from '../terms/term-counts';
 import { TermsService } from '../terms/terms.service';
 import { VenuesService } from '../venues/venues.service';
 import { eventWindow } from './date-window';
@@ -33,6 +34,7 @@ import {
   findEventOrFail,
   LinkChanges,
   loadEvents,
+  lockEventRow,
   writeEventLinks,
   writeEventTexts,
 } from './event-store';
@@ -133,6 +135,7 @@ export class EventsService {
       event.translations = [];
       await writeEventTexts(manager, event, input, ctx.language);
       await writeEventLinks(manager, event.id, links);
+      await adjustTermCounts(manager, [], await countedTermsOf(manager, event.id));
       return event.id;
     });
     return this.reload(id, ctx);
@@ -148,8 +151,10 @@ export class EventsService {
     assertCanEdit(ctx.user, current);
     const post = postColumns(input, ctx, this.config.siteTimezone, false);
     await writeTransaction(this.dataSource, async (manager) => {
+      await lockEventRow(manager, current.id);
       // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
       const event = await findEventOrFail(manager, { id: current.id }, ctx.language);
+      const counted = await countedTermsOf(manager, event.id);
       const columns = { ...eventColumns(input, event, this.writeSettings), ...post };
       const links = await this.resolveLinks(manager, input, ctx);
       const parentId = await this.resolveParent(manager, input.post_parent, event.id);
@@ -158,6 +163,7 @@ export class EventsService {
       await writeEventTexts(manager, event, input, ctx.language);
       await manager.update(Event, event.id, columns);
       await writeEventLinks(manager, event.id, links);
+      await adjustTermCounts(manager, counted, await countedTermsOf(manager, event.id));
     });
     return this.reload(current.id, ctx);
   }
@@ -176,14 +182,21 @@ export class EventsService {
     if (force && !AccessPolicy.canForceDelete(ctx.user)) throw ApiError.forbidden();
     if (!force && event.status === 'trash') throw new ApiError('event-is-in-trash');
     if (!force) {
-      await this.dataSource.manager.update(Event, event.id, {
-        status: 'trash',
-        modifiedAt: nowEpoch(),
+      await writeTransaction(this.dataSource, async (manager) => {
+        await lockEventRow(manager, event.id);
+        const counted = await countedTermsOf(manager, event.id);
+        await manager.update(Event, event.id, { status: 'trash', modifiedAt: nowEpoch() });
+        await adjustTermCounts(manager, counted, []);
       });
       return this.reload(event.id, ctx);
     }
     const [record] = await this.mapEvents([event], ctx, () => ({}));
-    await writeTransaction(this.dataSource, (manager) => deleteEvent(manager, event.id));
+    await writeTransaction(this.dataSource, async (manager) => {
+      await lockEventRow(manager, event.id);
+      const counted = await countedTermsOf(manager, event.id);
+      await deleteEvent(manager, event.id);
+      await adjustTermCounts(manager, counted, []);
+    });
     return record;
   }
 

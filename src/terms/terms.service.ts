@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Brackets, DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
+import { Brackets, DataSource, EntityManager, In } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
 import { freeSlug, toSlug } from '../common/content/slugs';
 import { applyTranslatedFields } from '../common/content/translations';
@@ -66,7 +66,7 @@ export class TermsService {
     const direction = query.order === 'desc' ? 'DESC' : 'ASC';
     const rows: Array<{ id: number | string; count: number | string }> = await qb
       .select('t.id', 'id')
-      .addSelect('COALESCE(cnt.c, 0)', 'count')
+      .addSelect('t.publishedCount', 'count')
       .addSelect(this.sortExpression(query), 'sort_key')
       .orderBy('sort_key', direction)
       .addOrderBy('t.id', direction)
@@ -365,19 +365,13 @@ export class TermsService {
     }
   }
 
-  /** Published events per term, for `count`. */
+  /** Published events per term, for `count` (kept on the term by event writes). */
   async publishedCounts(termIds: number[]): Promise<Map<number, number>> {
     if (termIds.length === 0) return new Map();
-    const rows: Array<{ termId: number | string; c: number | string }> = await this.dataSource
-      .createQueryBuilder(EventTerm, 'et')
-      .innerJoin(Event, 'e', 'e.id = et.eventId')
-      .select('et.termId', 'termId')
-      .addSelect('COUNT(*)', 'c')
-      .where('et.termId IN (:...termIds)', { termIds })
-      .andWhere('e.status = :published', { published: 'publish' })
-      .groupBy('et.termId')
-      .getRawMany();
-    return new Map(rows.map((r) => [Number(r.termId), Number(r.c)]));
+    const terms = await this.dataSource
+      .getRepository(Term)
+      .find({ where: { id: In(termIds) }, select: { id: true, publishedCount: true } });
+    return new Map(terms.map((t) => [t.id, t.publishedCount]));
   }
 
   /** Terms with translations by ID (for the events mapper too). */
@@ -403,20 +397,8 @@ export class TermsService {
       .leftJoin(TermTranslation, 'fb', 'fb.termId = t.id AND fb.language = :fallback', {
         fallback: otherLanguage(ctx.language),
       })
-      .leftJoin(
-        (sub: SelectQueryBuilder<EventTerm>) =>
-          sub
-            .select('et.term_id', 'term_id')
-            .addSelect('COUNT(*)', 'c')
-            .from(EventTerm, 'et')
-            .innerJoin(Event, 'e', 'e.id = et.event_id')
-            .where('e.status = :published', { published: 'publish' })
-            .groupBy('et.term_id'),
-        'cnt',
-        'cnt.term_id = t.id',
-      )
       .where('t.taxonomy = :taxonomy', { taxonomy: info.taxonomy });
-    if (query.hide_empty !== false) qb.andWhere('COALESCE(cnt.c, 0) > 0');
+    if (query.hide_empty !== false) qb.andWhere('t.publishedCount > 0');
     if (query.search !== undefined) {
       qb.andWhere(
         new Brackets((w) =>
@@ -464,7 +446,7 @@ export class TermsService {
       case 'slug':
         return 'COALESCE(tr.slug, fb.slug)';
       case 'count':
-        return 'COALESCE(cnt.c, 0)';
+        return 't.publishedCount';
       case 'description':
         // The description the term shows: its own language's (even when empty), else the fallback's.
         return "CASE WHEN tr.id IS NULL THEN COALESCE(fb.description, '') ELSE COALESCE(tr.description, '') END";

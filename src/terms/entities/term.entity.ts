@@ -17,6 +17,10 @@ export class Term {
   @Column({ name: 'parent_id', type: 'int', default: 0 })
   parentId: number;
 
+  /** Published events with this term (`count`); event writes keep it current. */
+  @Column({ name: 'published_count', type: 'int', default: 0 })
+  publishedCount: number;
+
   @EpochColumn({ name: 'created_at' })
   createdAt: number;
 

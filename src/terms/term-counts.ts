@@ -1,0 +1,58 @@
+import { EntityManager } from 'typeorm';
+import { EventTerm } from '../events/entities/event-term.entity';
+import { Event } from '../events/entities/event.entity';
+import { Term } from './entities/term.entity';
+
+/** Recomputes every term's `published_count` (migration, seed, tests that write rows directly). */
+export const RECOUNT_TERMS_SQL = `UPDATE terms SET published_count = (
+  SELECT COUNT(*) FROM event_terms et INNER JOIN events e ON e.id = et.event_id
+  WHERE et.term_id = terms.id AND e.status = 'publish')`;
+
+export async function recountTerms(manager: EntityManager): Promise<void> {
+  await manager.query(RECOUNT_TERMS_SQL);
+}
+
+/**
+ * The terms an event adds to the counts: its terms while it is published,
+ * none otherwise. Inside a write transaction on MySQL the event row is
+ * locked first, so two writes of one event cannot both count from the same state.
+ */
+export async function countedTermsOf(manager: EntityManager, eventId: number): Promise<number[]> {
+  if (manager.connection.options.type === 'mysql' && manager.queryRunner?.isTransactionActive) {
+    await manager.findOne(Event, {
+      where: { id: eventId },
+      select: { id: true },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+  const rows: Array<{ termId: number | string }> = await manager
+    .createQueryBuilder(EventTerm, 'et')
+    .innerJoin(Event, 'e', 'e.id = et.eventId')
+    .select('et.termId', 'termId')
+    .where('et.eventId = :eventId', { eventId })
+    .andWhere('e.status = :published', { published: 'publish' })
+    .getRawMany();
+  return rows.map((row) => Number(row.termId));
+}
+
+/** Applies an event write's effect on term counts: `before` and `after` from countedTermsOf. */
+export async function adjustTermCounts(
+  manager: EntityManager,
+  before: number[],
+  after: number[],
+): Promise<void> {
+  const delta = new Map<number, number>();
+  for (const id of before) delta.set(id, (delta.get(id) ?? 0) - 1);
+  for (const id of after) delta.set(id, (delta.get(id) ?? 0) + 1);
+  const byChange = new Map<number, number[]>();
+  for (const [id, change] of delta)
+    if (change !== 0) byChange.set(change, [...(byChange.get(change) ?? []), id]);
+  for (const [change, ids] of byChange) {
+    await manager
+      .createQueryBuilder()
+      .update(Term)
+      .set({ publishedCount: () => `published_count + ${Number(change)}` })
+      .where('id IN (:...ids)', { ids })
+      .execute();
+  }
+}

@@ -1,0 +1,104 @@
+import { DateTime } from 'luxon';
+import { API, createTestApp, TestApp } from './helpers/test-app';
+
+/*
+ * A term's `count` (published events) is kept on the term by event writes
+ * (src/terms/term-counts.ts): every transition must leave it exact.
+ */
+
+const start = DateTime.utc().plus({ days: 5 }).startOf('hour');
+const dates = {
+  start_date: start.toFormat('yyyy-MM-dd HH:mm:ss'),
+  end_date: start.plus({ hours: 1 }).toFormat('yyyy-MM-dd HH:mm:ss'),
+};
+
+describe('term counts kept by event writes', () => {
+  let t: TestApp;
+  const counts = async (): Promise<Record<string, number>> => {
+    const [categories, tags] = await Promise.all(
+      ['categories', 'tags'].map((kind) =>
+        t.http().get(`${API}/${kind}?hide_empty=false&per_page=50`).expect(200),
+      ),
+    );
+    return Object.fromEntries(
+      [...categories.body.categories, ...tags.body.tags].map(
+        (term: { name: string; count: number }) => [term.name, term.count],
+      ),
+    );
+  };
+  const write = (method: 'post' | 'patch' | 'delete', path: string, body?: object) =>
+    t.http()[method](`${API}${path}`).set('Authorization', t.auth.editor).send(body);
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t?.close());
+
+  it('follows create, status changes, relinking, trash, restore and force delete', async () => {
+    const created = await write('post', '/events', {
+      title: 'A',
+      ...dates,
+      categories: 'Jazz, Pop',
+      tags: 'live',
+    }).expect(201);
+    const id = created.body.id as number;
+    expect(await counts()).toEqual({ Jazz: 1, Pop: 1, live: 1 });
+
+    await write('post', '/events', {
+      title: 'B',
+      ...dates,
+      categories: 'Jazz',
+      status: 'draft',
+    }).expect(201);
+    expect(await counts()).toEqual({ Jazz: 1, Pop: 1, live: 1 });
+
+    await write('patch', `/events/${id}`, { status: 'draft' }).expect(200);
+    expect(await counts()).toEqual({ Jazz: 0, Pop: 0, live: 0 });
+
+    await write('patch', `/events/${id}`, { status: 'publish', categories: 'Pop, Rock' }).expect(
+      200,
+    );
+    expect(await counts()).toEqual({ Jazz: 0, Pop: 1, Rock: 1, live: 1 });
+
+    await write('patch', `/events/${id}`, { tags: [] }).expect(200);
+    expect(await counts()).toEqual({ Jazz: 0, Pop: 1, Rock: 1, live: 0 });
+
+    await write('delete', `/events/${id}`).expect(200);
+    expect(await counts()).toEqual({ Jazz: 0, Pop: 0, Rock: 0, live: 0 });
+
+    await write('patch', `/events/${id}`, { status: 'publish' }).expect(200);
+    expect(await counts()).toEqual({ Jazz: 0, Pop: 1, Rock: 1, live: 0 });
+
+    await write('delete', `/events/${id}?force=true`).expect(200);
+    expect(await counts()).toEqual({ Jazz: 0, Pop: 0, Rock: 0, live: 0 });
+  });
+
+  it('stays exact under concurrent updates of one event', async () => {
+    const created = await write('post', '/events', {
+      title: 'C',
+      ...dates,
+      categories: 'Salsa',
+    }).expect(201);
+    const id = created.body.id as number;
+    const statuses = [
+      'draft',
+      'publish',
+      'draft',
+      'publish',
+      'pending',
+      'publish',
+      'draft',
+      'publish',
+    ];
+    const responses = await Promise.all(
+      statuses.map((status) => write('patch', `/events/${id}`, { status })),
+    );
+    expect(responses.map((r) => r.status)).toEqual(statuses.map(() => 200));
+    const final = await t
+      .http()
+      .get(`${API}/events/${id}`)
+      .set('Authorization', t.auth.editor)
+      .expect(200);
+    expect((await counts()).Salsa).toBe(final.body.status === 'publish' ? 1 : 0);
+  });
+});
