@@ -1,0 +1,60 @@
+import { ConfigurationError, validateEnvironment } from '../../src/config/env.validation';
+
+function failure(env: Record<string, string>): string {
+  try {
+    validateEnvironment(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigurationError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigurationError');
+}
+
+describe('validateEnvironment', () => {
+  it('accepts an empty environment and treats empty values as unset', () => {
+    expect(() => validateEnvironment({})).not.toThrow();
+    expect(() =>
+      validateEnvironment({ PORT: '', DATABASE_URL: '', AUTH_JWT_SECRET: '' }),
+    ).not.toThrow();
+  });
+
+  it('accepts a full valid configuration', () => {
+    const env = {
+      PORT: '8080',
+      DATABASE_URL: 'mysql://user:pass@db:3306/calendar',
+      SQLITE_PATH: ':memory:',
+      DB_MIGRATIONS_RUN: 'false',
+      AUTH_JWT_SECRET: 'x'.repeat(32),
+      API_BASE_PATH: '/wp-json',
+      PUBLIC_SITE_URL: 'https://example.org',
+      DEFAULT_LANGUAGE: 'en',
+      SITE_TIMEZONE: 'Europe/Amsterdam',
+      MAX_PER_PAGE: '100',
+      RATE_LIMIT_PER_MINUTE: '0',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      LOG_LEVEL: 'debug',
+    };
+    expect(validateEnvironment(env)).toBe(env);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, /^PORT /],
+    [{ DATABASE_URL: 'postgres://x/y' }, /^DATABASE_URL /],
+    [{ SITE_TIMEZONE: 'Mars/Base' }, /^SITE_TIMEZONE /],
+    [{ MAX_PER_PAGE: '0' }, /^MAX_PER_PAGE /],
+    [{ DEFAULT_LANGUAGE: 'fr' }, /^DEFAULT_LANGUAGE /],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL /],
+    [{ DB_MIGRATIONS_RUN: 'maybe' }, /^DB_MIGRATIONS_RUN /],
+    [{ API_BASE_PATH: 'wp-json' }, /^API_BASE_PATH /],
+  ])('%p gives one line naming the variable', (env, pattern) => {
+    const message = failure(env);
+    expect(message).toMatch(pattern);
+    expect(message).not.toContain('\n');
+  });
+
+  it('never echoes a secret', () => {
+    const message = failure({ AUTH_JWT_SECRET: 'short-secret' });
+    expect(message).toMatch(/^AUTH_JWT_SECRET must be at least 32 characters/);
+    expect(message).not.toContain('short-secret');
+  });
+});

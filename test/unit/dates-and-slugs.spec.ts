@@ -1,0 +1,88 @@
+import { FixedOffsetZone, IANAZone } from 'luxon';
+import { firstFreeSlug, toSlug } from '../../src/common/content/slugs';
+import { dateDetails, parseDateInput, parseZone, toWire } from '../../src/common/time/dates';
+
+const amsterdam = IANAZone.create('Europe/Amsterdam');
+
+describe('parseZone', () => {
+  it('reads IANA names and UTC offsets', () => {
+    expect(parseZone('Europe/Amsterdam')?.name).toBe('Europe/Amsterdam');
+    expect(parseZone('UTC')?.offset(0)).toBe(0);
+    expect(parseZone('UTC+2')?.offset(0)).toBe(120);
+    expect(parseZone('UTC-03:30')?.offset(0)).toBe(-210);
+  });
+
+  it.each([['Mars/Base'], ['UTC+15'], [''], [42], ['x'.repeat(65)]])('rejects %p', (name) => {
+    expect(parseZone(name)).toBeUndefined();
+  });
+});
+
+describe('parseDateInput', () => {
+  it('reads the wire form and a bare date as wall-clock times in the zone', () => {
+    expect(toWire(parseDateInput('2026-03-29 02:30:00', amsterdam)!.toUTC())).toBe(
+      '2026-03-29 01:30:00',
+    );
+    expect(toWire(parseDateInput('2026-07-01', amsterdam)!)).toBe('2026-07-01 00:00:00');
+    expect(toWire(parseDateInput('2026-07-01', amsterdam)!.toUTC())).toBe('2026-06-30 22:00:00');
+  });
+
+  it('converts ISO 8601 with an offset into the zone and reads one without in it', () => {
+    expect(toWire(parseDateInput('2026-07-01T12:00:00Z', amsterdam)!)).toBe('2026-07-01 14:00:00');
+    expect(toWire(parseDateInput('2026-07-01T12:00:00+05:00', amsterdam)!)).toBe(
+      '2026-07-01 09:00:00',
+    );
+    expect(toWire(parseDateInput('2026-07-01T12:00', amsterdam)!)).toBe('2026-07-01 12:00:00');
+  });
+
+  it('reads digits as unix seconds', () => {
+    expect(toWire(parseDateInput('1700000000', FixedOffsetZone.utcInstance)!)).toBe(
+      '2023-11-14 22:13:20',
+    );
+    expect(toWire(parseDateInput(1700000000, FixedOffsetZone.utcInstance)!)).toBe(
+      '2023-11-14 22:13:20',
+    );
+  });
+
+  it.each([
+    ['2024-13-01'],
+    ['2024-02-30'],
+    ['yesterday'],
+    [''],
+    [null],
+    [{}],
+    ['2024-01-01 25:00:00'],
+  ])('rejects %p', (input) => {
+    expect(parseDateInput(input, amsterdam)).toBeUndefined();
+  });
+
+  it('details a date as zero-padded strings', () => {
+    expect(dateDetails(parseDateInput('2026-01-02 03:04:05', amsterdam)!)).toEqual({
+      year: '2026',
+      month: '01',
+      day: '02',
+      hour: '03',
+      minutes: '04',
+      seconds: '05',
+    });
+  });
+});
+
+describe('slugs', () => {
+  it.each([
+    ['Jazz in het Park', 'jazz-in-het-park'],
+    ['Live Muziek & Jazz', 'live-muziek-jazz'],
+    ['Café Ümlaut 100%', 'cafe-umlaut-100'],
+    ['  --Hello--  ', 'hello'],
+    ['🎉🎉', 'fallback'],
+  ])('%s → %s', (text, slug) => expect(toSlug(text, 'fallback')).toBe(slug));
+
+  it('keeps room for a suffix on long titles', () => {
+    expect(toSlug('a'.repeat(300), 'x').length).toBeLessThanOrEqual(192);
+  });
+
+  it('finds the first free suffix', () => {
+    expect(firstFreeSlug('jazz', [])).toBe('jazz');
+    expect(firstFreeSlug('jazz', ['jazz'])).toBe('jazz-2');
+    expect(firstFreeSlug('jazz', ['jazz', 'jazz-2', 'jazz-4'])).toBe('jazz-3');
+  });
+});
