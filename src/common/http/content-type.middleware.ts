@@ -9,8 +9,9 @@ export function requireSupportedContentType(
   _res: Response,
   next: NextFunction,
 ): void {
-  // req.is() is null without a body, false for a body of another type.
-  if (req.is(ACCEPTED) === false) {
+  // req.is() is null without a body, false for a body of another type; an empty body has no type.
+  const empty = req.headers['content-length'] === '0';
+  if (!empty && req.is(ACCEPTED) === false) {
     next(new ApiError('rest_unsupported_media_type'));
     return;
   }

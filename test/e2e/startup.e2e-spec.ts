@@ -1,0 +1,102 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
+
+/*
+ * Start-up as main.ts runs it: a bad configuration stops the process with one
+ * clear line; without a token secret, development logs an administrator
+ * token and production is read-only. Runs the real entry point on SQLite.
+ */
+
+const ENTRY = ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
+
+function start(env: Record<string, string>): ChildProcess {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('AUTH_') && k !== 'DATABASE_URL' && k !== 'NODE_ENV',
+    ),
+  );
+  return spawn(process.execPath, ENTRY, {
+    cwd: process.cwd(),
+    env: { ...clean, SQLITE_PATH: ':memory:', RATE_LIMIT_PER_MINUTE: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+async function output(
+  child: ChildProcess,
+  until: (text: string) => boolean,
+  timeoutMs = 30000,
+): Promise<string> {
+  let text = '';
+  const collect = (chunk: Buffer) => (text += chunk.toString());
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const deadline = Date.now() + timeoutMs;
+  while (!until(text) && child.exitCode === null && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return text;
+}
+
+// The child process runs on SQLite whatever the project: once is enough.
+const onSqlite = process.env.TEST_ENGINE === 'mysql' ? describe.skip : describe;
+
+onSqlite('start-up', () => {
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ SITE_TIMEZONE: 'Mars/Base' }, 'SITE_TIMEZONE'],
+    [{ AUTH_JWT_SECRET: 'too-short' }, 'AUTH_JWT_SECRET'],
+  ])('refuses %p with one line naming %s and exit code 1', async (env, name) => {
+    const child = start(env);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(1);
+    expect(stderr).toMatch(new RegExp(`^Configuration error: ${name} [^\\n]*\\n$`));
+    expect(stderr).not.toMatch(/\bat \S+ \(/);
+  });
+
+  it('logs an administrator token outside production when no secret is set, and it works', async () => {
+    const port = 39000 + Math.floor(Math.random() * 500);
+    const child = start({ PORT: String(port), LOG_LEVEL: 'info' });
+    try {
+      const log = await output(
+        child,
+        (text) =>
+          /Administrator token for this run \(12 h\): (\S+?)"/.test(text) &&
+          text.includes('Nest application successfully started'),
+      );
+      const token = /Administrator token for this run \(12 h\): (\S+?)"/.exec(log)?.[1];
+      expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      const res = await fetch(`http://127.0.0.1:${port}${API}/tags`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Dev' }),
+      });
+      expect(res.status).toBe(201);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+});
+
+describe('production without a token secret', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ NODE_ENV: 'production', AUTH_JWT_SECRET: '' });
+  });
+  afterAll(() => t?.close());
+
+  it('is read-only: reads work, every write answers 401', async () => {
+    await t.http().get(`${API}/tags`).expect(200);
+    const res = await t
+      .http()
+      .post(`${API}/tags`)
+      .set('Authorization', t.auth.administrator)
+      .send({ name: 'x' })
+      .expect(401);
+    expect(res.body).toEqual(errorBody('rest_forbidden', 401));
+  });
+});
