@@ -21,6 +21,7 @@ import {
   IsDateInput,
   IsHttpUrl,
   IsId,
+  IsOmittable,
   MAX_LIST_ITEMS,
   ToBoolean,
   ToInteger,
@@ -104,23 +105,23 @@ export class ContentWriteDto {
   image?: string | number;
 
   /** Status; a contributor's `publish` or `future` becomes `pending`. */
-  @IsOptional()
+  @IsOmittable()
   @IsIn(WRITABLE_STATUSES)
   status?: PostStatus;
 
   /** Author's user ID; only editors and administrators may name someone else. */
-  @IsOptional()
+  @IsOmittable()
   @ToInteger()
   @IsId()
   author?: number;
 
   /** Publication date, read in SITE_TIMEZONE; default now. */
-  @IsOptional()
+  @IsOmittable()
   @IsDateInput()
   date?: string | number;
 
   /** Publication date in UTC; wins over `date`. */
-  @IsOptional()
+  @IsOmittable()
   @IsDateInput()
   date_utc?: string | number;
 }

@@ -1,5 +1,13 @@
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsInt, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsInt,
+  Max,
+  Min,
+  ValidateBy,
+  ValidateIf,
+  ValidationOptions,
+} from 'class-validator';
 import { isDateInput, parseZone } from '../time/dates';
 import {
   MAX_ID,
@@ -25,6 +33,12 @@ export const ToStringList = () =>
   Transform(({ value }) => parseList(value)?.map((v) => String(v)) ?? value);
 
 export const MAX_LIST_ITEMS = 100;
+
+/**
+ * May be left out, but a `null` is checked like any other value (and so
+ * rejected unless the field allows it), unlike class-validator's IsOptional.
+ */
+export const IsOmittable = () => ValidateIf((_object, value: unknown) => value !== undefined);
 
 /** A positive ID (1 … 2^31−1). */
 export function IsId(options?: ValidationOptions): PropertyDecorator {

@@ -9,7 +9,6 @@ import {
   Max,
   Min,
   ValidateBy,
-  ValidateIf,
   ValidationOptions,
 } from 'class-validator';
 import type { PostStatus } from '../../auth/policy';
@@ -24,6 +23,7 @@ import {
   IsDateInput,
   IsHttpUrl,
   IsId,
+  IsOmittable,
   IsTimezone,
   ToBoolean,
   ToInteger,
@@ -38,9 +38,6 @@ function IsCostInput(options?: ValidationOptions): PropertyDecorator {
     options,
   );
 }
-
-/** May be left out; a null is checked like any value (so it is rejected unless the field allows it). */
-const IsOmittable = () => ValidateIf((_object, value: unknown) => value !== undefined);
 
 /** A date as text or unix seconds (contract §1). */
 const DATE_INPUT = { oneOf: [{ type: 'string' }, { type: 'integer' }] };

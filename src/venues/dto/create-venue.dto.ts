@@ -6,7 +6,7 @@ import {
   ToNullableDecimal,
   ToTrimmed,
 } from '../../common/content/content.dto';
-import { ToBoolean } from '../../common/validation/decorators';
+import { IsOmittable, ToBoolean } from '../../common/validation/decorators';
 
 /** Writable fields of a venue (contract §6). */
 export class CreateVenueDto extends ContentWriteDto {
@@ -61,13 +61,13 @@ export class CreateVenueDto extends ContentWriteDto {
   geo_lng?: number | null;
 
   /** Show a map on the venue's page. */
-  @IsOptional()
+  @IsOmittable()
   @ToBoolean()
   @IsBoolean()
   show_map?: boolean;
 
   /** Show a link to a map on the venue's page. */
-  @IsOptional()
+  @IsOmittable()
   @ToBoolean()
   @IsBoolean()
   show_map_link?: boolean;
