@@ -21,18 +21,13 @@ function texts(t: TermTranslation): TermTexts {
   return { name: t.name, description: t.description ?? '', slug: t.slug };
 }
 
-export function mapTerm(
-  term: Term,
-  count: number,
-  info: TaxonomyInfo,
-  options: TermMapOptions,
-): TermRecord {
+export function mapTerm(term: Term, info: TaxonomyInfo, options: TermMapOptions): TermRecord {
   const shown = pickTranslation(term.translations, options.language) as TermTranslation;
   const language = shown.language as Language;
   const collection = `${options.apiUrl}/${info.collection}`;
   return {
     id: term.id,
-    count,
+    count: term.publishedCount,
     description: shown.description ?? '',
     url: permalink(options.siteUrl, language, info.permalinkPath, shown.slug),
     name: shown.name,

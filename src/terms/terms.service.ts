@@ -64,9 +64,8 @@ export class TermsService {
     const qb = this.listQuery(info, query, ctx, eventId);
     const total = await qb.clone().getCount();
     const direction = query.order === 'desc' ? 'DESC' : 'ASC';
-    const rows: Array<{ id: number | string; count: number | string }> = await qb
+    const rows: Array<{ id: number | string }> = await qb
       .select('t.id', 'id')
-      .addSelect('t.publishedCount', 'count')
       .addSelect(this.sortExpression(query), 'sort_key')
       .orderBy('sort_key', direction)
       .addOrderBy('t.id', direction)
@@ -75,12 +74,7 @@ export class TermsService {
       .getRawMany();
     const terms = await this.loadTerms(rows.map((r) => Number(r.id)));
     const items = rows.map((row) =>
-      mapTerm(
-        terms.get(Number(row.id)) as Term,
-        Number(row.count),
-        info,
-        this.mapOptions(ctx, withTranslations),
-      ),
+      mapTerm(terms.get(Number(row.id)) as Term, info, this.mapOptions(ctx, withTranslations)),
     );
     return new ListPage(info.collection, items, total, window);
   }
@@ -216,18 +210,12 @@ export class TermsService {
   /** Term records by ID with their counts, in two queries (events embed these). */
   async recordsByIds(ids: number[], ctx: RequestContext): Promise<Map<number, TermRecord>> {
     const unique = [...new Set(ids)];
-    const [terms, counts] = await Promise.all([
-      this.loadTerms(unique),
-      this.publishedCounts(unique),
-    ]);
+    const terms = await this.loadTerms(unique);
     const records = new Map<number, TermRecord>();
     for (const term of terms.values()) {
       if (term.translations.length === 0) continue;
       const info = term.taxonomy === CATEGORIES.taxonomy ? CATEGORIES : TAGS;
-      records.set(
-        term.id,
-        mapTerm(term, counts.get(term.id) ?? 0, info, this.mapOptions(ctx, false)),
-      );
+      records.set(term.id, mapTerm(term, info, this.mapOptions(ctx, false)));
     }
     return records;
   }
@@ -365,15 +353,6 @@ export class TermsService {
     }
   }
 
-  /** Published events per term, for `count` (kept on the term by event writes). */
-  async publishedCounts(termIds: number[]): Promise<Map<number, number>> {
-    if (termIds.length === 0) return new Map();
-    const terms = await this.dataSource
-      .getRepository(Term)
-      .find({ where: { id: In(termIds) }, select: { id: true, publishedCount: true } });
-    return new Map(terms.map((t) => [t.id, t.publishedCount]));
-  }
-
   /** Terms with translations by ID (for the events mapper too). */
   async loadTerms(ids: number[]): Promise<Map<number, Term>> {
     if (ids.length === 0) return new Map();
@@ -470,14 +449,8 @@ export class TermsService {
     return term;
   }
 
-  private async map(
-    info: TaxonomyInfo,
-    term: Term,
-    ctx: RequestContext,
-    withTranslations: boolean,
-  ) {
-    const counts = await this.publishedCounts([term.id]);
-    return mapTerm(term, counts.get(term.id) ?? 0, info, this.mapOptions(ctx, withTranslations));
+  private map(info: TaxonomyInfo, term: Term, ctx: RequestContext, withTranslations: boolean) {
+    return mapTerm(term, info, this.mapOptions(ctx, withTranslations));
   }
 
   private mapOptions(ctx: RequestContext, withTranslations: boolean) {
