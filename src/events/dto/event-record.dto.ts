@@ -1,15 +1,7 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import type { PostStatus } from '../../auth/policy';
 import { DateDetailsDto } from '../../common/dto/date-details.dto';
-import { ImageDto } from '../../common/dto/image.dto';
-import {
-  ApiImageProperty,
-  ApiJsonLdProperty,
-  ApiLanguageProperty,
-  ApiLanguagesProperty,
-  ApiStatusProperty,
-  ApiTranslationsProperty,
-} from '../../common/dto/schema-helpers';
+import { RecordBaseDto } from '../../common/dto/record-base.dto';
+import { ApiTranslationsProperty } from '../../common/dto/schema-helpers';
 import type { Language } from '../../i18n/language';
 import { OrganizerRecordDto } from '../../organizers/dto/organizer-record.dto';
 import { TermRecordDto } from '../../terms/dto/term-record.dto';
@@ -40,33 +32,10 @@ export interface EventTexts {
  * An event (contract §6). For a password-protected event shown without its
  * password, texts, cost and links are empty and the flags null.
  */
-export class EventRecordDto {
-  id: number;
-  /** `<site host>?id=<id>`. */
-  global_id: string;
-  global_id_lineage: string[];
-  /** The author's user ID, as a string. */
-  author: string;
-  @ApiStatusProperty()
-  status: PostStatus;
-  /** Publication date in the site's time zone, `YYYY-MM-DD HH:MM:SS`. */
-  date: string;
-  /** Publication date in UTC. */
-  date_utc: string;
-  /** Last modification in the site's time zone. */
-  modified: string;
-  /** Last modification in UTC. */
-  modified_utc: string;
-  /** Public permalink. */
-  url: string;
-  /** This event in the API. */
-  rest_url: string;
+export class EventRecordDto extends RecordBaseDto {
   title: string;
   description: string;
   excerpt: string;
-  slug: string;
-  @ApiImageProperty()
-  image: ImageDto | false;
   all_day: boolean | null;
   /** Start, wall-clock time in `timezone`. */
   start_date: string;
@@ -105,12 +74,6 @@ export class EventRecordDto {
   venue: VenueRecordDto | [];
   /** The organizers, in the order they were given. */
   organizer: OrganizerRecordDto[];
-  @ApiLanguageProperty()
-  language: Language;
-  @ApiLanguagesProperty()
-  languages: Language[];
-  @ApiJsonLdProperty()
-  json_ld?: Record<string, unknown>;
   @ApiTranslationsProperty()
   translations?: Partial<Record<Language, EventTexts>>;
 }

@@ -1,0 +1,43 @@
+import type { PostStatus } from '../../auth/policy';
+import type { Language } from '../../i18n/language';
+import { ImageDto } from './image.dto';
+import {
+  ApiImageProperty,
+  ApiJsonLdProperty,
+  ApiLanguageProperty,
+  ApiLanguagesProperty,
+  ApiStatusProperty,
+} from './schema-helpers';
+
+/** Fields every event, venue and organizer record has (contract §6); the mappers set the wire order. */
+export class RecordBaseDto {
+  id: number;
+  /** The author's user ID, as a string. */
+  author: string;
+  @ApiStatusProperty()
+  status: PostStatus;
+  /** Publication date in the site's time zone, `YYYY-MM-DD HH:MM:SS`. */
+  date: string;
+  /** Publication date in UTC. */
+  date_utc: string;
+  /** Last modification in the site's time zone. */
+  modified: string;
+  /** Last modification in UTC. */
+  modified_utc: string;
+  /** Public permalink. */
+  url: string;
+  /** This record in the API. */
+  rest_url: string;
+  slug: string;
+  @ApiImageProperty()
+  image: ImageDto | false;
+  /** `<site host>?id=<id>`. */
+  global_id: string;
+  global_id_lineage: string[];
+  @ApiLanguageProperty()
+  language: Language;
+  @ApiLanguagesProperty()
+  languages: Language[];
+  @ApiJsonLdProperty()
+  json_ld?: Record<string, unknown>;
+}
