@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
+import { jwtVerify } from 'jose';
+import { API, createTestApp, errorBody, TEST_SECRET, TestApp } from './helpers/test-app';
 
 /*
  * Start-up as main.ts runs it: a bad configuration stops the process with one
@@ -98,5 +99,43 @@ describe('production without a token secret', () => {
       .send({ name: 'x' })
       .expect(401);
     expect(res.body).toEqual(errorBody('rest_forbidden', 401));
+  });
+});
+
+onSqlite('npm run token', () => {
+  const run = (args: string[], env: Record<string, string>) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        ['-r', 'ts-node/register/transpile-only', 'scripts/token.ts', ...args],
+        {
+          cwd: process.cwd(),
+          env: { PATH: process.env.PATH ?? '', ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('mints a token the service accepts with the configured secret', async () => {
+    const { code, stdout } = await run(['--sub', '2', '--role', 'editor'], {
+      AUTH_JWT_SECRET: TEST_SECRET,
+    });
+    expect(code).toBe(0);
+    const { payload } = await jwtVerify(stdout.trim(), new TextEncoder().encode(TEST_SECRET));
+    expect(payload).toEqual(expect.objectContaining({ sub: '2', role: 'editor' }));
+  });
+
+  it('refuses a bad role or a missing secret with one line', async () => {
+    const badRole = await run(['--sub', '2', '--role', 'king'], { AUTH_JWT_SECRET: TEST_SECRET });
+    expect(badRole.code).toBe(1);
+    expect(badRole.stderr.trim().split('\n')).toHaveLength(1);
+    const noSecret = await run(['--sub', '2', '--role', 'editor'], {});
+    expect(noSecret.code).toBe(1);
+    expect(noSecret.stderr).toMatch(/AUTH_JWT_SECRET/);
   });
 });
