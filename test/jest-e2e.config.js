@@ -26,6 +26,8 @@ if (process.env.TEST_DATABASE_URL) {
 
 module.exports = {
   projects,
+  // A global option: ignored inside projects.
+  testTimeout: 60000,
   // Runs in the main process (tests run in band), so process.pid names this run's database.
   globalTeardown: require('node:path').resolve(__dirname, 'e2e/setup/drop-mysql-database.js'),
 };
