@@ -62,6 +62,6 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
     ],
   });
   setupOpenApi(app, joinPath(config.basePath, 'docs'));
-  app.enableShutdownHooks();
+  // Signals are handled in main.ts (enableGracefulShutdown): tests close the app themselves.
   return app;
 }

@@ -3,11 +3,18 @@ import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
+import { DatabaseLogger, QueryTimeoutSubscriber } from './query-timeout';
 
 export interface DatabaseSettings {
   databaseUrl?: string;
   sqlitePath: string;
   migrationsRun: boolean;
+  /**
+   * MySQL only: a query running longer fails (503) and its connection is
+   * discarded, so a silent network partition cannot hang the pool for ever.
+   * Unset (the CLI and migration script): no limit.
+   */
+  queryTimeoutMs?: number;
 }
 
 /**
@@ -33,7 +40,25 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
       timezone: 'Z',
       connectTimeout: 5000,
       poolSize: 10,
-      extra: { connectionLimit: 10, enableKeepAlive: true },
+      ...(settings.queryTimeoutMs
+        ? {
+            enableQueryTimeout: true,
+            maxQueryExecutionTime: settings.queryTimeoutMs,
+            subscribers: [QueryTimeoutSubscriber],
+            // Slow queries are always logged: keep SQL parameters out of the logs.
+            logger: new DatabaseLogger(),
+          }
+        : {}),
+      extra: {
+        connectionLimit: 10,
+        // Idle connections are retired after a minute (mysql2 only does so when
+        // maxIdle < connectionLimit), so few outlive a silent network change.
+        maxIdle: 5,
+        idleTimeout: 60_000,
+        // TCP keep-alive probes from 10 s of idleness detect peers that vanished.
+        enableKeepAlive: true,
+        keepAliveInitialDelay: 10_000,
+      },
     };
   }
   if (settings.sqlitePath !== ':memory:')

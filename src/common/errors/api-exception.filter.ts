@@ -53,8 +53,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return;
     }
     const language = this.languageOf(req);
-    for (const [name, value] of Object.entries(error.details.headers ?? {}))
+    for (const [name, value] of Object.entries(error.details.headers ?? {})) {
+      // The rate limiter already set the real wait (until the client's budget frees up).
+      if (error.status === HttpStatus.TOO_MANY_REQUESTS && res.getHeader(name) !== undefined)
+        continue;
       res.setHeader(name, value);
+    }
     res.status(error.status).json(renderError(error, language));
   }
 

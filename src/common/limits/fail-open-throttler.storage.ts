@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 
@@ -7,11 +7,19 @@ import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-st
  * requests through instead of failing them: rate limiting protects the
  * service, it must not become the reason it is down.
  */
-export class FailOpenThrottlerStorage implements ThrottlerStorage {
+export class FailOpenThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
   private lastWarning = 0;
 
-  constructor(private readonly inner: ThrottlerStorage) {}
+  /** `close` releases the store's connection when the application shuts down. */
+  constructor(
+    private readonly inner: ThrottlerStorage,
+    private readonly close?: () => void,
+  ) {}
+
+  onApplicationShutdown(): void {
+    this.close?.();
+  }
 
   async increment(
     key: string,

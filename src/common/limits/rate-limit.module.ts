@@ -16,26 +16,44 @@ import { FailOpenThrottlerStorage } from './fail-open-throttler.storage';
   imports: [
     ThrottlerModule.forRootAsync({
       inject: [appConfig.KEY],
-      useFactory: (config: ConfigType<typeof appConfig>) => ({
+      useFactory: async (config: ConfigType<typeof appConfig>) => ({
         throttlers: [
           { name: 'default', ttl: 60_000, limit: Math.max(config.rateLimitPerMinute, 1) },
         ],
         skipIf: () => config.rateLimitPerMinute === 0,
-        storage: config.redisUrl
-          ? new FailOpenThrottlerStorage(
-              new ThrottlerStorageRedisService(
-                // Fail fast when Redis is down instead of queueing commands (and requests).
-                new Redis(config.redisUrl, {
-                  enableOfflineQueue: false,
-                  maxRetriesPerRequest: 1,
-                  connectTimeout: 1000,
-                }),
-              ),
-            )
-          : undefined,
+        // One budget per client for the whole API (the library's default key
+        // adds the route, which would give a client the limit on every route).
+        generateKey: (_context, tracker, name) => `calendar-rate:${name}:${tracker}`,
+        storage: config.redisUrl ? await redisStorage(config.redisUrl) : undefined,
       }),
     }),
   ],
   providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
 })
 export class RateLimitModule {}
+
+async function redisStorage(url: string): Promise<FailOpenThrottlerStorage> {
+  // Fail fast when Redis is down instead of queueing commands (and requests).
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 1000,
+    // How long a closing connection may linger (the default 2 s delays shutdown when Redis is down).
+    disconnectTimeout: 200,
+  });
+  // Without a listener ioredis prints every failed reconnect; the storage logs outages itself.
+  redis.on('error', () => undefined);
+  // Start counting from the first request when Redis is there; never wait more than a second.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 1000);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once('ready', done);
+    redis.once('error', done);
+  });
+  return new FailOpenThrottlerStorage(new ThrottlerStorageRedisService(redis), () =>
+    redis.disconnect(),
+  );
+}

@@ -1,0 +1,156 @@
+import { createServer } from 'node:net';
+import { randomInt } from 'node:crypto';
+import { API, createTestApp, errorBody, TestApp } from '../helpers/test-app';
+
+/*
+ * Rate limiting per client (contract §8, §10): RATE_LIMIT_PER_MINUTE requests
+ * per client per minute across all routes, then 429 rest_too_many_requests with
+ * Retry-After; health probes never count; 0 turns it off. With REDIS_URL,
+ * several instances share one budget; when Redis is down the service answers
+ * without limiting rather than failing.
+ */
+const REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** A client address of its own per test and run, so budgets never collide (Redis outlives runs). */
+function clientIp(): string {
+  return `198.51.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+}
+
+describe('rate limiting', () => {
+  describe('in memory, 5 per minute', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '5', REDIS_URL: '' });
+    });
+    afterAll(() => t?.close());
+
+    it('answers the 6th request of a client, on any route, with 429 and Retry-After', async () => {
+      const ip = clientIp();
+      const routes = [
+        `${API}/categories`,
+        `${API}/tags`,
+        `${API}/categories?hide_empty=false`,
+        API,
+        `${API}/categories/999`,
+      ];
+      const statuses = [];
+      for (const route of routes) {
+        statuses.push((await t.http().get(route).set('X-Forwarded-For', ip)).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 404]);
+
+      const res = await t.http().get(`${API}/tags`).set('X-Forwarded-For', ip).expect(429);
+      expect(res.body).toEqual(errorBody('rest_too_many_requests', 429));
+      // The real wait: the client's budget frees up a minute after it ran out.
+      expect(res.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(55);
+      expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+      // Writes count too (and are refused before authentication or validation).
+      await t
+        .http()
+        .post(`${API}/categories`)
+        .set('X-Forwarded-For', ip)
+        .set('Authorization', t.auth.editor)
+        .send({ name: 'Over the limit' })
+        .expect(429);
+    });
+
+    it('keeps clients apart by X-Forwarded-For from a loopback proxy', async () => {
+      const [a, b] = [clientIp(), clientIp()];
+      for (let i = 0; i < 5; i++) await t.http().get(`${API}/tags`).set('X-Forwarded-For', a);
+      await t.http().get(`${API}/tags`).set('X-Forwarded-For', a).expect(429);
+      await t.http().get(`${API}/tags`).set('X-Forwarded-For', b).expect(200);
+      // The proxy's own address is trusted, the client-supplied part of the chain is not.
+      await t.http().get(`${API}/tags`).set('X-Forwarded-For', `${b}, ${a}`).expect(429);
+    });
+
+    it('never limits the health probes', async () => {
+      const ip = clientIp();
+      for (let i = 0; i < 6; i++) await t.http().get(`${API}/tags`).set('X-Forwarded-For', ip);
+      for (let i = 0; i < 20; i++) {
+        await t.http().get('/health/live').set('X-Forwarded-For', ip).expect(200);
+        await t.http().get('/health/ready').set('X-Forwarded-For', ip).expect(200);
+      }
+    });
+  });
+
+  describe('RATE_LIMIT_PER_MINUTE=0', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '0', REDIS_URL: '' });
+    });
+    afterAll(() => t?.close());
+
+    it('never limits', async () => {
+      const ip = clientIp();
+      const statuses = new Set<number>();
+      for (let i = 0; i < 40; i++) {
+        statuses.add((await t.http().get(`${API}/tags`).set('X-Forwarded-For', ip)).status);
+      }
+      expect([...statuses]).toEqual([200]);
+    });
+  });
+
+  describe('shared in Redis between two instances', () => {
+    let one: TestApp;
+    let two: TestApp;
+    beforeAll(async () => {
+      const env = { RATE_LIMIT_PER_MINUTE: '5', REDIS_URL };
+      one = await createTestApp(env);
+      two = await createTestApp(env);
+    });
+    afterAll(async () => {
+      await one?.close();
+      await two?.close();
+    });
+
+    it('counts a client once across instances', async () => {
+      const ip = clientIp();
+      const statuses = [];
+      for (const app of [one, two, one, two, two]) {
+        statuses.push((await app.http().get(`${API}/tags`).set('X-Forwarded-For', ip)).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200]);
+      for (const app of [one, two]) {
+        const res = await app
+          .http()
+          .get(`${API}/categories`)
+          .set('X-Forwarded-For', ip)
+          .expect(429);
+        expect(res.body).toEqual(errorBody('rest_too_many_requests', 429));
+        expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(55);
+      }
+      // Another client has its own budget.
+      await two.http().get(`${API}/tags`).set('X-Forwarded-For', clientIp()).expect(200);
+    });
+  });
+
+  describe('Redis unreachable', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await createTestApp({
+        RATE_LIMIT_PER_MINUTE: '5',
+        REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
+      });
+    });
+    afterAll(() => t?.close());
+
+    it('answers without limiting (fail-open) and without waiting for Redis', async () => {
+      const ip = clientIp();
+      for (let i = 0; i < 10; i++) {
+        const started = Date.now();
+        await t.http().get(`${API}/tags`).set('X-Forwarded-For', ip).expect(200);
+        expect(Date.now() - started).toBeLessThan(500);
+      }
+    });
+  });
+});
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

@@ -1,0 +1,126 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { request as httpRequest, Agent, IncomingMessage } from 'node:http';
+import { createServer } from 'node:net';
+import { TEST_SECRET } from '../helpers/test-app';
+
+/*
+ * The real entry point (src/main.ts) as a child process, for tests that need
+ * signals, process exit codes or the process's own log output.
+ */
+
+const ENTRY = ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  /** Everything written to stdout and stderr so far. */
+  output: () => string;
+  /** Resolves with the exit code and signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM, then SIGKILL if still alive after `graceMs`. */
+  stop: (graceMs?: number) => Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  // The parent's test settings stay out: the child gets a production-like environment.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) =>
+        !/^(AUTH_|DATABASE_URL$|SQLITE_PATH$|NODE_ENV$|LOG_LEVEL$|REDIS_URL$|RATE_LIMIT|CORS_)/.test(
+          k,
+        ),
+    ),
+  );
+  const child = spawn(process.execPath, ENTRY, {
+    cwd: process.cwd(),
+    env: {
+      ...inherited,
+      PORT: String(port),
+      AUTH_JWT_SECRET: TEST_SECRET,
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
+  const server: ServerProcess = {
+    child,
+    port,
+    output: () => text,
+    exited,
+    stop: async (graceMs = 5000) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited at start-up:\n${text}`);
+    const res = await get(port, '/health/live').catch(() => undefined);
+    if (res?.status === 200) return server;
+    if (Date.now() > deadline) {
+      await server.stop();
+      throw new Error(`the server did not start within 30 s:\n${text}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export interface Reply {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** One request on its own connection (or the given agent's), loopback only. */
+export function send(
+  port: number,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string; agent?: Agent } = {},
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: options.headers,
+        agent: options.agent ?? false,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+export const get = (port: number, path: string, headers?: Record<string, string>) =>
+  send(port, 'GET', path, { headers });
