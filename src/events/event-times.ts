@@ -89,6 +89,21 @@ const ABBREVIATION_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-NZ', 'en-IN'];
  */
 export function zoneAbbreviation(at: DateTime, name: string): string {
   if (at.zone.type === 'fixed') return name;
+  // offsetNameShort builds an Intl formatter per call: one lookup per zone, year and offset.
+  const key = `${name}|${at.year}|${at.offset}`;
+  let abbreviation = abbreviations.get(key);
+  if (abbreviation === undefined) {
+    abbreviation = lookUpAbbreviation(at);
+    if (abbreviations.size >= MAX_CACHED_ABBREVIATIONS) abbreviations.clear();
+    abbreviations.set(key, abbreviation);
+  }
+  return abbreviation;
+}
+
+const abbreviations = new Map<string, string>();
+const MAX_CACHED_ABBREVIATIONS = 10_000;
+
+function lookUpAbbreviation(at: DateTime): string {
   for (const locale of ABBREVIATION_LOCALES) {
     const short = at.setLocale(locale).offsetNameShort;
     // Locales without a name for the zone answer "GMT+1".

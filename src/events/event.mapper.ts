@@ -7,7 +7,7 @@ import {
   permalink,
   publicationFields,
 } from '../common/content/record-fields';
-import { dateDetails, fromEpoch, parseZone, toWire } from '../common/time/dates';
+import { fromEpoch, parseZone, toWire, utcWire, wireDetails } from '../common/time/dates';
 import type { Language } from '../i18n/language';
 import { TEXT } from '../i18n/messages';
 import { languagesOf, pickTranslation, translationsOf } from '../i18n/translation';
@@ -50,6 +50,8 @@ export function mapEvent(event: Event, links: EventLinks, options: EventMapOptio
   const zone = parseZone(event.timezone) ?? FixedOffsetZone.utcInstance;
   const start = fromEpoch(event.startAt, zone);
   const end = fromEpoch(event.endAt, zone);
+  const [startWire, endWire] = [toWire(start), toWire(end)];
+  const [utcStart, utcEnd] = [utcWire(event.startAt), utcWire(event.endAt)];
   const cost = costDetails(costFromStorage(event.cost));
   const blank = options.blanked;
   const flag = (value: boolean) => (blank ? null : value);
@@ -68,14 +70,14 @@ export function mapEvent(event: Event, links: EventLinks, options: EventMapOptio
     slug: shown.slug,
     image: blank ? false : imageField(event),
     all_day: flag(event.allDay),
-    start_date: toWire(start),
-    start_date_details: dateDetails(start),
-    end_date: toWire(end),
-    end_date_details: dateDetails(end),
-    utc_start_date: toWire(start.toUTC()),
-    utc_start_date_details: dateDetails(start.toUTC()),
-    utc_end_date: toWire(end.toUTC()),
-    utc_end_date_details: dateDetails(end.toUTC()),
+    start_date: startWire,
+    start_date_details: wireDetails(startWire),
+    end_date: endWire,
+    end_date_details: wireDetails(endWire),
+    utc_start_date: utcStart,
+    utc_start_date_details: wireDetails(utcStart),
+    utc_end_date: utcEnd,
+    utc_end_date_details: wireDetails(utcEnd),
     timezone: event.timezone,
     timezone_abbr: zoneAbbreviation(start, event.timezone),
     // Generated words follow the request's language, not the texts' (contract §2).

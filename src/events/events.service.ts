@@ -42,6 +42,14 @@ import { eventColumns } from './event-write';
 import { EventLinks, EventMapOptions, EventRecord, mapEvent } from './event.mapper';
 
 /** Default `geoloc_radius` in km (contract §5.1). */
+/** Up to this offset a list reads its page beside its total (see list). */
+const PARALLEL_PAGE_MAX_OFFSET = 10_000;
+
+interface EventLinkRows {
+  termLinks: EventTerm[];
+  organizerLinks: EventOrganizer[];
+}
+
 const DEFAULT_RADIUS_KM = 10;
 
 /** Events (contract §2–§7): each flow looks up and authorises, writes, then maps. */
@@ -71,27 +79,42 @@ export class EventsService {
     const edit = editContext(query.context, ctx);
     const filters = await this.listFilters(query, ctx);
     const window = pageWindow(query, this.config.maxPerPage);
-    const qb = eventListQuery(this.dataSource.manager, filters);
+    const matching = eventListQuery(this.dataSource.manager, filters);
     // Exact, but counted only when the data changed since (the default window is day-granular).
-    const total = await this.counts.count(`events:${JSON.stringify(filters)}`, () => qb.getCount());
-    assertPageExists(window, total, 'event-archive-page-not-found');
-    const rows = await orderEvents(qb.select('e.id', 'id'), filters.include !== undefined)
-      .offset(window.offset)
-      .limit(window.perPage)
-      .getRawMany<{ id: number | string }>();
-    const loaded = await loadEvents(
-      this.dataSource.manager,
-      rows.map((row) => Number(row.id)),
-    );
+    const total = () =>
+      this.counts.count(`events:${JSON.stringify(filters)}`, () => matching.clone().getCount());
+    const pageIds = async () => {
+      const rows = await orderEvents(
+        matching.clone().select('e.id', 'id'),
+        filters.include !== undefined,
+      )
+        .offset(window.offset)
+        .limit(window.perPage)
+        .getRawMany<{ id: number | string }>();
+      return rows.map((row) => Number(row.id));
+    };
+    // The total and the page are independent reads: one round trip for both, unless
+    // the offset is so deep that a page past the end would cost a long index scan.
+    const [count, ids] =
+      window.offset <= PARALLEL_PAGE_MAX_OFFSET
+        ? await Promise.all([total(), pageIds()])
+        : [await total(), undefined];
+    assertPageExists(window, count, 'event-archive-page-not-found');
+    const page = ids ?? (await pageIds());
+    const [loaded, linkRows] = await Promise.all([
+      loadEvents(this.dataSource.manager, page),
+      this.linkRows(page),
+    ]);
     const items = await this.mapEvents(
-      rows.map((row) => loaded.get(Number(row.id)) as Event),
+      page.map((id) => loaded.get(id) as Event),
       ctx,
       (event) => ({
         withTranslations: edit && AccessPolicy.canEditItem(ctx.user, event),
         blanked: this.isLocked(event, ctx, query.password),
       }),
+      linkRows,
     );
-    return new ListPage('events', items, total, window);
+    return new ListPage('events', items, count, window);
   }
 
   /**
@@ -309,8 +332,13 @@ export class EventsService {
     events: Event[],
     ctx: RequestContext,
     options: (event: Event) => Partial<EventMapOptions>,
+    linkRows?: EventLinkRows,
   ): Promise<EventRecord[]> {
-    const links = await this.loadLinks(events, ctx);
+    const links = await this.loadLinks(
+      events,
+      linkRows ?? (await this.linkRows(events.map((event) => event.id))),
+      ctx,
+    );
     return events.map((event) =>
       mapEvent(event, links.get(event.id) as EventLinks, {
         language: ctx.language,
@@ -325,19 +353,27 @@ export class EventsService {
     );
   }
 
-  /**
-   * The terms, venue and organizers of the events, in the same few queries
-   * whatever their number. Venues and organizers the caller may not see are left out.
-   */
-  private async loadLinks(events: Event[], ctx: RequestContext): Promise<Map<number, EventLinks>> {
-    const ids = events.map((event) => event.id);
-    if (ids.length === 0) return new Map();
+  /** The term and organizer link rows of events: they need only the IDs, so a list reads them beside the events. */
+  private async linkRows(ids: number[]): Promise<EventLinkRows> {
+    if (ids.length === 0) return { termLinks: [], organizerLinks: [] };
     const manager = this.dataSource.manager;
-    // Independent reads: in parallel, so a page waits for one round trip, not two.
     const [termLinks, organizerLinks] = await Promise.all([
       manager.find(EventTerm, { where: { eventId: In(ids) } }),
       manager.find(EventOrganizer, { where: { eventId: In(ids) }, order: { position: 'ASC' } }),
     ]);
+    return { termLinks, organizerLinks };
+  }
+
+  /**
+   * The terms, venue and organizers of the events, in the same few queries
+   * whatever their number. Venues and organizers the caller may not see are left out.
+   */
+  private async loadLinks(
+    events: Event[],
+    { termLinks, organizerLinks }: EventLinkRows,
+    ctx: RequestContext,
+  ): Promise<Map<number, EventLinks>> {
+    if (events.length === 0) return new Map();
     const [terms, organizers, venues] = await Promise.all([
       this.terms.recordsByIds(
         termLinks.map((link) => link.termId),

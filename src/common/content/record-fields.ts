@@ -1,6 +1,6 @@
 import { ImageDto } from '../dto/image.dto';
 import type { Language } from '../../i18n/language';
-import { fromEpoch, toWire } from '../time/dates';
+import { epochToWire, utcWire } from '../time/dates';
 
 /** The publication/modification dates of a record (`date` in the site zone, `*_utc` in UTC). */
 export function publicationFields(
@@ -8,10 +8,10 @@ export function publicationFields(
   siteZone: string,
 ) {
   return {
-    date: toWire(fromEpoch(item.publishedAt, siteZone)),
-    date_utc: toWire(fromEpoch(item.publishedAt)),
-    modified: toWire(fromEpoch(item.modifiedAt, siteZone)),
-    modified_utc: toWire(fromEpoch(item.modifiedAt)),
+    date: epochToWire(item.publishedAt, siteZone),
+    date_utc: utcWire(item.publishedAt),
+    modified: epochToWire(item.modifiedAt, siteZone),
+    modified_utc: utcWire(item.modifiedAt),
   };
 }
 

@@ -3,12 +3,25 @@ import { DateTime, FixedOffsetZone, IANAZone, Zone } from 'luxon';
 
 export const WIRE_FORMAT = 'yyyy-MM-dd HH:mm:ss';
 
+/** Zones by name: validating an IANA name builds an Intl formatter, too slow for every record read. */
+const zones = new Map<string, Zone>();
+const MAX_CACHED_ZONES = 1000;
+
 /**
  * An IANA zone name or `UTC±H[:MM]` (contract §6); undefined when neither.
  * "UTC" itself is accepted as the fixed zero offset.
  */
 export function parseZone(name: unknown): Zone | undefined {
   if (typeof name !== 'string' || name.length === 0 || name.length > 64) return undefined;
+  const cached = zones.get(name);
+  if (cached) return cached;
+  const zone = resolveZone(name);
+  // Only valid names are kept, so hostile input cannot grow the cache past the real zones.
+  if (zone && zones.size < MAX_CACHED_ZONES) zones.set(name, zone);
+  return zone;
+}
+
+function resolveZone(name: string): Zone | undefined {
   const fixed = /^UTC(?:([+-])(\d{1,2})(?::([0-5]\d))?)?$/i.exec(name);
   if (fixed) {
     const [, sign, hours = '0', minutes = '0'] = fixed;
@@ -59,26 +72,55 @@ export function isDateInput(value: unknown): boolean {
   return parseDateInput(value, FixedOffsetZone.utcInstance) !== undefined;
 }
 
+const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
+
+/**
+ * `YYYY-MM-DD HH:MM:SS` of `dt` (the same text as `dt.toFormat(WIRE_FORMAT)`
+ * for years 0–9999, without luxon's format parser:
+ * records carry up to six of these each).
+ */
 export function toWire(dt: DateTime): string {
-  return dt.toFormat(WIRE_FORMAT);
+  return (
+    `${String(dt.year).padStart(4, '0')}-${pad2(dt.month)}-${pad2(dt.day)} ` +
+    `${pad2(dt.hour)}:${pad2(dt.minute)}:${pad2(dt.second)}`
+  );
+}
+
+/** Unix seconds as a UTC wire date, without luxon. */
+export function utcWire(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** Unix seconds as a wire date in `zone` (an IANA name or `UTC±H[:MM]`). */
+export function epochToWire(seconds: number, zone: string): string {
+  const resolved = parseZone(zone);
+  if (!resolved || (resolved.isUniversal && resolved.offset(0) === 0)) return utcWire(seconds);
+  return toWire(DateTime.fromSeconds(seconds, { zone: resolved }));
 }
 
 export type DateDetails = DateDetailsDto;
 
-export function dateDetails(dt: DateTime): DateDetails {
+/** The parts of a wire date as zero-padded strings. */
+export function wireDetails(wire: string): DateDetails {
   return {
-    year: dt.toFormat('yyyy'),
-    month: dt.toFormat('MM'),
-    day: dt.toFormat('dd'),
-    hour: dt.toFormat('HH'),
-    minutes: dt.toFormat('mm'),
-    seconds: dt.toFormat('ss'),
+    year: wire.slice(0, 4),
+    month: wire.slice(5, 7),
+    day: wire.slice(8, 10),
+    hour: wire.slice(11, 13),
+    minutes: wire.slice(14, 16),
+    seconds: wire.slice(17, 19),
   };
+}
+
+export function dateDetails(dt: DateTime): DateDetails {
+  return wireDetails(toWire(dt));
 }
 
 /** Unix seconds (the storage form of every absolute instant) → DateTime in `zone`. */
 export function fromEpoch(seconds: number, zone: Zone | string = 'UTC'): DateTime {
-  return DateTime.fromSeconds(seconds, { zone });
+  return DateTime.fromSeconds(seconds, {
+    zone: typeof zone === 'string' ? (parseZone(zone) ?? zone) : zone,
+  });
 }
 
 export function nowEpoch(): number {

@@ -1,0 +1,98 @@
+import fc from 'fast-check';
+import { DateTime } from 'luxon';
+import {
+  dateDetails,
+  epochToWire,
+  parseZone,
+  toWire,
+  utcWire,
+  WIRE_FORMAT,
+  wireDetails,
+} from '../../src/common/time/dates';
+import { zoneAbbreviation } from '../../src/events/event-times';
+
+/*
+ * The mappers format dates without luxon's format parser and cache zones and
+ * abbreviations; these properties hold them to luxon's own answers.
+ */
+const ZONES = [
+  'UTC',
+  'UTC+2',
+  'UTC-3:30',
+  'Europe/Amsterdam',
+  'America/New_York',
+  'Asia/Kolkata',
+  'Australia/Lord_Howe',
+  'Asia/Riyadh',
+];
+/** 0001-01-02 … 9999-12-30: every instant any zone shows with a four-digit year. */
+const epochs = fc.integer({ min: -62135510400, max: 253402128000 });
+const zone = fc.constantFrom(...ZONES);
+
+describe('date fast paths', () => {
+  it('toWire and epochToWire write what luxon formats, in every zone', () => {
+    fc.assert(
+      fc.property(epochs, zone, (seconds, name) => {
+        const dt = DateTime.fromSeconds(seconds, { zone: parseZone(name) });
+        expect(toWire(dt)).toBe(dt.toFormat(WIRE_FORMAT));
+        expect(epochToWire(seconds, name)).toBe(dt.toFormat(WIRE_FORMAT));
+      }),
+      { numRuns: 2000, seed: 20261123 },
+    );
+  });
+
+  it('utcWire writes the UTC wire date', () => {
+    fc.assert(
+      fc.property(epochs, (seconds) => {
+        expect(utcWire(seconds)).toBe(
+          DateTime.fromSeconds(seconds, { zone: 'UTC' }).toFormat(WIRE_FORMAT),
+        );
+      }),
+      { numRuns: 2000, seed: 20261123 },
+    );
+  });
+
+  it('wireDetails gives the zero-padded parts luxon gives', () => {
+    const dt = DateTime.fromObject(
+      { year: 2027, month: 3, day: 8, hour: 7, minute: 5, second: 9 },
+      { zone: 'Europe/Amsterdam' },
+    );
+    expect(wireDetails(toWire(dt))).toEqual({
+      year: '2027',
+      month: '03',
+      day: '08',
+      hour: '07',
+      minutes: '05',
+      seconds: '09',
+    });
+    expect(dateDetails(dt)).toEqual(wireDetails('2027-03-08 07:05:09'));
+  });
+
+  it('parseZone answers the same zone for a name every time and rejects unknown names', () => {
+    expect(parseZone('Europe/Amsterdam')).toBe(parseZone('Europe/Amsterdam'));
+    expect(parseZone('Europe/Atlantis')).toBeUndefined();
+    expect(parseZone('Europe/Atlantis')).toBeUndefined();
+    expect(parseZone('UTC+15')).toBeUndefined();
+    expect(parseZone('UTC+5:30')?.offset(0)).toBe(330);
+  });
+
+  it('zoneAbbreviation follows daylight saving time across repeated calls', () => {
+    const at = (iso: string, name: string) => DateTime.fromISO(iso, { zone: parseZone(name) });
+    for (let i = 0; i < 3; i++) {
+      expect(zoneAbbreviation(at('2027-01-15T12:00', 'Europe/Amsterdam'), 'Europe/Amsterdam')).toBe(
+        'CET',
+      );
+      expect(zoneAbbreviation(at('2027-07-15T12:00', 'Europe/Amsterdam'), 'Europe/Amsterdam')).toBe(
+        'CEST',
+      );
+      expect(zoneAbbreviation(at('2027-01-15T12:00', 'America/New_York'), 'America/New_York')).toBe(
+        'EST',
+      );
+      expect(zoneAbbreviation(at('2027-07-15T12:00', 'America/New_York'), 'America/New_York')).toBe(
+        'EDT',
+      );
+      expect(zoneAbbreviation(at('2027-07-15T12:00', 'Asia/Riyadh'), 'Asia/Riyadh')).toBe('+03');
+      expect(zoneAbbreviation(at('2027-07-15T12:00', 'UTC+2'), 'UTC+2')).toBe('UTC+2');
+    }
+  });
+});
