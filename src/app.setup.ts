@@ -7,6 +7,7 @@ import { bodyParserError } from './common/errors/api-exception.filter';
 import { requireSupportedContentType } from './common/http/content-type.middleware';
 import { assignRequestId } from './common/http/logger-options';
 import { RequestContextMiddleware } from './common/http/request-context.middleware';
+import { routeReads } from './database/read-routing';
 import { Logger } from 'nestjs-pino';
 import { appConfig, joinPath } from './config/app.config';
 import { setupOpenApi } from './index/openapi';
@@ -39,6 +40,7 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
   );
   const requestContext = app.get(RequestContextMiddleware);
   app.use((req: Request, res: Response, next: NextFunction) => requestContext.use(req, res, next));
+  app.use(routeReads);
 
   app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
   if (config.corsOrigins.length > 0) {

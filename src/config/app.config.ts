@@ -1,5 +1,6 @@
 import { registerAs } from '@nestjs/config';
 import { Language } from '../i18n/language';
+import { parseReadUrls } from './env.validation';
 
 export const NAMESPACE = 'calendar/events/v1';
 
@@ -24,6 +25,7 @@ export const appConfig = registerAs('app', () => {
     production: env('NODE_ENV') === 'production',
     port: Number(env('PORT') ?? 3000),
     databaseUrl: env('DATABASE_URL'),
+    databaseReadUrls: parseReadUrls(env('DATABASE_READ_URLS')),
     sqlitePath: env('SQLITE_PATH') ?? './data/calendar.sqlite',
     migrationsRun: (env('DB_MIGRATIONS_RUN') ?? 'true') === 'true',
     basePath,

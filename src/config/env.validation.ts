@@ -17,6 +17,8 @@ import { IANAZone } from 'luxon';
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
 
+const MYSQL_URL = /^mysql:\/\/[^\s/]+\/[A-Za-z0-9_$-]+(\?\S*)?$/;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Every environment variable of the contract (§10), validated at start-up. */
@@ -33,10 +35,15 @@ export class EnvironmentVariables {
   PORT?: number;
 
   @IsOptional()
-  @Matches(/^mysql:\/\/[^\s/]+\/[A-Za-z0-9_$-]+(\?\S*)?$/, {
+  @Matches(MYSQL_URL, {
     message: 'DATABASE_URL must look like mysql://user:pass@host:port/database',
   })
   DATABASE_URL?: string;
+
+  /** Comma list of read-replica URLs; checked one by one in validateEnvironment. */
+  @IsOptional()
+  @IsString()
+  DATABASE_READ_URLS?: string;
 
   @IsOptional()
   @IsString()
@@ -140,7 +147,33 @@ export function validateEnvironment(input: Record<string, unknown>): Record<stri
         : `${first.property} ${message}${shown}`,
     );
   }
+  checkReadUrls(raw.DATABASE_READ_URLS, raw.DATABASE_URL);
   return input;
+}
+
+/** The comma list of DATABASE_READ_URLS, blanks dropped. */
+export function parseReadUrls(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+}
+
+function checkReadUrls(value: unknown, databaseUrl: unknown): void {
+  if (typeof value !== 'string') return;
+  const urls = parseReadUrls(value);
+  // Credentials stay out of the message: only the position of a bad URL is named.
+  const bad = urls.findIndex((url) => !MYSQL_URL.test(url));
+  if (bad >= 0) {
+    throw new ConfigurationError(
+      `DATABASE_READ_URLS must be a comma list of mysql://user:pass@host:port/database URLs (entry ${bad + 1} is not)`,
+    );
+  }
+  if (urls.length > 0 && typeof databaseUrl !== 'string') {
+    throw new ConfigurationError(
+      'DATABASE_READ_URLS needs a MySQL DATABASE_URL: read replicas do not apply to the embedded SQLite database',
+    );
+  }
 }
 
 export class ConfigurationError extends Error {

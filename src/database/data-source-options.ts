@@ -1,12 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
+import { ConfigurationError } from '../config/env.validation';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { DatabaseLogger, QueryTimeoutSubscriber } from './query-timeout';
 
 export interface DatabaseSettings {
   databaseUrl?: string;
+  /**
+   * MySQL read replicas. When given, TypeORM's replication sends SELECTs made
+   * outside a transaction to a replica (round robin), and every write,
+   * transaction and raw query to DATABASE_URL. Empty or unset: one pool.
+   */
+  databaseReadUrls?: string[];
   sqlitePath: string;
   migrationsRun: boolean;
   /**
@@ -30,11 +37,20 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
     synchronize: false,
     logging: false,
   };
+  const readUrls = settings.databaseReadUrls ?? [];
   if (settings.databaseUrl) {
     return {
       ...common,
       type: 'mysql',
-      url: settings.databaseUrl,
+      // The options below apply to the primary and every replica alike.
+      ...(readUrls.length > 0
+        ? {
+            replication: {
+              master: { url: settings.databaseUrl },
+              slaves: readUrls.map((url) => ({ url })),
+            },
+          }
+        : { url: settings.databaseUrl }),
       // utf8mb4_0900_ai_ci does not exist on MariaDB; this collation works on both.
       charset: 'utf8mb4_unicode_ci',
       timezone: 'Z',
@@ -60,6 +76,12 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
         keepAliveInitialDelay: 10_000,
       },
     };
+  }
+  if (readUrls.length > 0) {
+    // Also caught by validateEnvironment; this guards other callers.
+    throw new ConfigurationError(
+      'DATABASE_READ_URLS needs a MySQL DATABASE_URL: read replicas do not apply to the embedded SQLite database',
+    );
   }
   if (settings.sqlitePath !== ':memory:')
     mkdirSync(dirname(settings.sqlitePath), { recursive: true });

@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { appConfig } from '../config/app.config';
 import { dataSourceOptions } from './data-source-options';
+import { ReadRoutingDataSource } from './read-routing';
 
 @Module({
   imports: [
@@ -29,7 +30,7 @@ export class DatabaseModule {}
  */
 async function createDataSource(options: DataSourceOptions): Promise<DataSource> {
   if (options.type !== 'mysql' || !options.migrationsRun || !options.enableQueryTimeout) {
-    return new DataSource(options);
+    return new ReadRoutingDataSource(options);
   }
   const migrator = new DataSource({
     ...options,
@@ -39,5 +40,5 @@ async function createDataSource(options: DataSourceOptions): Promise<DataSource>
   });
   await migrator.initialize();
   await migrator.destroy();
-  return new DataSource({ ...options, migrationsRun: false });
+  return new ReadRoutingDataSource({ ...options, migrationsRun: false });
 }
