@@ -1,6 +1,6 @@
-import { DateTime, FixedOffsetZone } from 'luxon';
+import { DateTime, FixedOffsetZone, type Zone } from 'luxon';
 import { ApiError } from '../common/errors/api-error';
-import { parseDateInput, parseZone, toWire } from '../common/time/dates';
+import { parseDateInput, parseZone, toWire, zoneOffset } from '../common/time/dates';
 
 /*
  * An event's times (contract §6): wall-clock start and end in the event's
@@ -83,17 +83,18 @@ export function zoneName(input: string): string {
 const ABBREVIATION_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-NZ', 'en-IN'];
 
 /**
- * `timezone_abbr`: the zone's usual abbreviation at `at` (CET or CEST by the
+ * `timezone_abbr`: the zone's usual abbreviation at `seconds` (CET or CEST by the
  * date), else the numeric offset as `+03` or `+0530`; a `UTC±H[:MM]` zone
  * is shown as named.
  */
-export function zoneAbbreviation(at: DateTime, name: string): string {
-  if (at.zone.type === 'fixed') return name;
-  // offsetNameShort builds an Intl formatter per call: one lookup per zone, year and offset.
-  const key = `${name}|${at.year}|${at.offset}`;
+export function zoneAbbreviation(seconds: number, zone: Zone, name: string): string {
+  if (zone.type === 'fixed') return name;
+  // offsetNameShort builds an Intl formatter per call: one lookup per zone, (365.2425-day) year and offset.
+  const offset = zoneOffset(zone, seconds);
+  const key = `${name}|${Math.floor(seconds / 31_556_952)}|${offset}`;
   let abbreviation = abbreviations.get(key);
   if (abbreviation === undefined) {
-    abbreviation = lookUpAbbreviation(at);
+    abbreviation = lookUpAbbreviation(DateTime.fromSeconds(seconds, { zone }));
     if (abbreviations.size >= MAX_CACHED_ABBREVIATIONS) abbreviations.clear();
     abbreviations.set(key, abbreviation);
   }

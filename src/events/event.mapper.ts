@@ -7,7 +7,7 @@ import {
   permalink,
   publicationFields,
 } from '../common/content/record-fields';
-import { fromEpoch, parseZone, toWire, utcWire, wireDetails } from '../common/time/dates';
+import { fromEpoch, parseZone, utcWire, wireDetails, zoneWire } from '../common/time/dates';
 import type { Language } from '../i18n/language';
 import { TEXT } from '../i18n/messages';
 import { languagesOf, pickTranslation, translationsOf } from '../i18n/translation';
@@ -48,9 +48,7 @@ export function mapEvent(event: Event, links: EventLinks, options: EventMapOptio
   const url = permalink(options.siteUrl, language, 'event', shown.slug);
   const id = globalId(options.siteUrl, event.id);
   const zone = parseZone(event.timezone) ?? FixedOffsetZone.utcInstance;
-  const start = fromEpoch(event.startAt, zone);
-  const end = fromEpoch(event.endAt, zone);
-  const [startWire, endWire] = [toWire(start), toWire(end)];
+  const [startWire, endWire] = [zoneWire(event.startAt, zone), zoneWire(event.endAt, zone)];
   const [utcStart, utcEnd] = [utcWire(event.startAt), utcWire(event.endAt)];
   const cost = costDetails(costFromStorage(event.cost));
   const blank = options.blanked;
@@ -79,7 +77,7 @@ export function mapEvent(event: Event, links: EventLinks, options: EventMapOptio
     utc_end_date: utcEnd,
     utc_end_date_details: wireDetails(utcEnd),
     timezone: event.timezone,
-    timezone_abbr: zoneAbbreviation(start, event.timezone),
+    timezone_abbr: zoneAbbreviation(event.startAt, zone, event.timezone),
     // Generated words follow the request's language, not the texts' (contract §2).
     cost: blank ? '' : formatCost(cost, TEXT.free[options.language]),
     cost_details: blank ? { ...cost, values: [] } : cost,
@@ -99,7 +97,14 @@ export function mapEvent(event: Event, links: EventLinks, options: EventMapOptio
     language,
     languages: languagesOf(event.translations),
   };
-  if (options.withJsonLd) record.json_ld = eventJsonLd(record, start, end, links);
+  if (options.withJsonLd) {
+    record.json_ld = eventJsonLd(
+      record,
+      fromEpoch(event.startAt, zone),
+      fromEpoch(event.endAt, zone),
+      links,
+    );
+  }
   if (options.withTranslations) {
     record.translations = translationsOf(event.translations, (t) => ({
       title: t.title,

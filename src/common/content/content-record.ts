@@ -37,15 +37,17 @@ export function contentRecord<N extends string, O extends object>(
   jsonLd: (parts: ContentParts) => Record<string, unknown>,
 ): ContentRecord & Record<N, string> & O {
   const parts = contentParts(item, options);
-  return withoutEmptyStrings({
-    ...parts.head,
-    [name]: parts.shown.name,
-    ...parts.texts,
-    ...own,
-    ...parts.tail,
-    ...(options.withJsonLd ? { json_ld: jsonLd(parts) } : {}),
-    ...parts.translations,
-  }) as ContentRecord & Record<N, string> & O;
+  // Assigned in the documented order, skipping empty strings, without intermediate objects:
+  // a list page maps every embedded venue and organizer.
+  const record: Record<string, unknown> = {};
+  assignNonEmpty(record, parts.head);
+  assignNonEmpty(record, { [name]: parts.shown.name });
+  assignNonEmpty(record, parts.texts);
+  assignNonEmpty(record, own);
+  assignNonEmpty(record, parts.tail);
+  if (options.withJsonLd) record.json_ld = jsonLd(parts);
+  assignNonEmpty(record, parts.translations);
+  return record as ContentRecord & Record<N, string> & O;
 }
 
 /** The shared pieces of a record, for contentRecord and the kinds' JSON-LD. */
@@ -97,7 +99,15 @@ export type ContentParts = ReturnType<typeof contentParts>;
 
 /** Empty optional strings are left out of records and JSON-LD (contract §6). */
 export function withoutEmptyStrings<R extends object>(record: R): R {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '')) as R;
+  return assignNonEmpty({}, record) as R;
+}
+
+function assignNonEmpty(target: Record<string, unknown>, source: object): Record<string, unknown> {
+  for (const key in source) {
+    const value: unknown = source[key as keyof typeof source];
+    if (value !== '') target[key] = value;
+  }
+  return target;
 }
 
 /** The schema.org members every JSON-LD object of a venue or organizer starts with. */

@@ -15,9 +15,13 @@ export function publicationFields(
   };
 }
 
+let siteHost = { siteUrl: '', host: '' };
+
 /** `<host[:port] of PUBLIC_SITE_URL>?id=<id>` (contract §6). */
 export function globalId(siteUrl: string, id: number): string {
-  return `${new URL(siteUrl).host}?id=${id}`;
+  // Parsed once: the site URL is a setting, and a list maps every record's ID.
+  if (siteHost.siteUrl !== siteUrl) siteHost = { siteUrl, host: new URL(siteUrl).host };
+  return `${siteHost.host}?id=${id}`;
 }
 
 /** Public permalink: `PUBLIC_SITE_URL/<language>/<path>/<slug>/`. */

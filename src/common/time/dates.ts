@@ -91,11 +91,47 @@ export function utcWire(seconds: number): string {
   return new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-/** Unix seconds as a wire date in `zone` (an IANA name or `UTC±H[:MM]`). */
+/** Unix seconds as a wire date in `zone` (an IANA name or `UTC±H[:MM]`; UTC when neither). */
 export function epochToWire(seconds: number, zone: string): string {
-  const resolved = parseZone(zone);
-  if (!resolved || (resolved.isUniversal && resolved.offset(0) === 0)) return utcWire(seconds);
-  return toWire(DateTime.fromSeconds(seconds, { zone: resolved }));
+  return zoneWire(seconds, parseZone(zone) ?? FixedOffsetZone.utcInstance);
+}
+
+/**
+ * Unix seconds as a wire date in `zone`: what toWire(fromEpoch(seconds, zone))
+ * gives, without building a DateTime (luxon asks Intl for the offset of every
+ * instant; here it is asked once per zone and hour).
+ */
+export function zoneWire(seconds: number, zone: Zone): string {
+  const local = seconds + Math.round(zoneOffset(zone, seconds) * 60);
+  // Outside four-digit years Date would write ±YYYYYY; luxon's own path handles those.
+  if (local < MIN_WIRE_SECONDS || local > MAX_WIRE_SECONDS) {
+    return toWire(DateTime.fromSeconds(seconds, { zone }));
+  }
+  return utcWire(local);
+}
+
+const MIN_WIRE_SECONDS = -62135596800; // 0001-01-01 00:00:00
+const MAX_WIRE_SECONDS = 253402300799; // 9999-12-31 23:59:59
+
+const offsets = new Map<string, number>();
+const MAX_CACHED_OFFSETS = 100_000;
+
+/**
+ * Minutes east of UTC of `zone` at `seconds`. Cached per zone and UTC hour
+ * when the offset is the same at both ends of the hour (no transition inside it).
+ */
+export function zoneOffset(zone: Zone, seconds: number): number {
+  if (zone.isUniversal) return zone.offset(0);
+  const hour = Math.floor(seconds / 3600);
+  const key = `${zone.name}|${hour}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    offset = zone.offset(hour * 3_600_000);
+    if (zone.offset(hour * 3_600_000 + 3_599_999) !== offset) return zone.offset(seconds * 1000);
+    if (offsets.size >= MAX_CACHED_OFFSETS) offsets.clear();
+    offsets.set(key, offset);
+  }
+  return offset;
 }
 
 export type DateDetails = DateDetailsDto;
