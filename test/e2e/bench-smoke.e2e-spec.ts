@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createConnection } from 'mysql2/promise';
+import type { BenchReport } from '../../scripts/bench';
+
+/*
+ * `npm run bench -- --smoke` end to end, on MySQL/MariaDB only: a database of
+ * its own, seeded with a tiny dataset by `npm run seed`, then the bench on two
+ * request sets. The servers must answer the same bytes, the table must be
+ * printed and no request may fail. Timings are not checked.
+ */
+
+const ROOT = resolve(__dirname, '../..');
+const SECRET = 'bench-smoke-secret-that-is-long-enough-0123456789';
+const TS_NODE = require.resolve('ts-node/dist/bin.js');
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** `node ts-node --transpile-only <script> …args` in the project root. */
+function runScript(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [TS_NODE, '--transpile-only', script, ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    child.once('error', fail);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      done({ code, output });
+    });
+  });
+}
+
+function benchDatabase(): { url: string; serverUrl: string; name: string } {
+  const base = new URL(process.env.TEST_DATABASE_URL ?? '');
+  const name = `${decodeURIComponent(base.pathname.replace(/^\//, ''))}_bench_${process.pid}`;
+  const url = new URL(base.toString());
+  url.pathname = `/${name}`;
+  const server = new URL(base.toString());
+  server.pathname = '/';
+  return { url: url.toString(), serverUrl: server.toString(), name };
+}
+
+async function onServer(serverUrl: string, sql: string): Promise<void> {
+  const connection = await createConnection({ uri: serverUrl });
+  try {
+    await connection.query(sql);
+  } finally {
+    await connection.end();
+  }
+}
+
+const describeMysql =
+  process.env.TEST_ENGINE === 'mysql' && process.env.TEST_DATABASE_URL ? describe : describe.skip;
+const title =
+  process.env.TEST_ENGINE === 'mysql'
+    ? 'npm run bench -- --smoke (MySQL)'
+    : 'npm run bench -- --smoke (skipped: needs TEST_ENGINE=mysql and TEST_DATABASE_URL)';
+
+describeMysql(title, () => {
+  const db = process.env.TEST_DATABASE_URL ? benchDatabase() : { url: '', serverUrl: '', name: '' };
+  const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+  const env = { ...process.env, DATABASE_URL: db.url, AUTH_JWT_SECRET: SECRET };
+  let run: Run;
+  let report: BenchReport;
+
+  beforeAll(async () => {
+    await onServer(db.serverUrl, `DROP DATABASE IF EXISTS \`${db.name}\``);
+    await onServer(
+      db.serverUrl,
+      `CREATE DATABASE \`${db.name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    );
+    const seed = await runScript(
+      'scripts/seed.ts',
+      [
+        '--events',
+        '300',
+        '--venues',
+        '20',
+        '--organizers',
+        '20',
+        '--categories',
+        '5',
+        '--tags',
+        '10',
+      ],
+      env,
+      60_000,
+    );
+    if (seed.code !== 0) throw new Error(`npm run seed failed:\n${seed.output}`);
+    const json = join(dir, 'report.json');
+    run = await runScript(
+      'scripts/bench.ts',
+      ['--smoke', '--database-url', db.url, '--sets', 'list,id', '--warmup', '0.3', '--json', json],
+      env,
+      90_000,
+    );
+    try {
+      report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
+    } catch {
+      throw new Error(`the bench wrote no report (exit ${run.code}):\n${run.output}`);
+    }
+  }, 150_000);
+
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    if (db.serverUrl) await onServer(db.serverUrl, `DROP DATABASE IF EXISTS \`${db.name}\``);
+  });
+
+  it('exits 0', () => {
+    expect({ code: run.code, output: run.code === 0 ? '' : run.output }).toEqual({
+      code: 0,
+      output: '',
+    });
+  });
+
+  it('finds both servers answering the same bytes for every set before timing', () => {
+    expect(report.comparisons.map((c) => [c.set, c.ok, c.status, c.diff])).toEqual([
+      ['list', true, 200, undefined],
+      ['id', true, 200, undefined],
+    ]);
+    expect(report.equal).toBe(true);
+    expect(run.output).toContain('byte-equality: all 2 set(s) identical');
+  });
+
+  it('prints the machine, the data sizes and the results table', () => {
+    expect(run.output).toMatch(/machine: cpu .+; cores \d+; node v\d+/);
+    expect(run.output).toContain('events 300,');
+    expect(run.output).toMatch(
+      /\| request set +\| server +\| conn \| req\/s \| p50 ms \| p99 ms \| err\/non-2xx \| RSS MB \| ours\/base \|/,
+    );
+    expect(report.dataSizes.events).toBe(300);
+    expect(report.rows.map((row) => [row.set, row.connections])).toEqual([
+      ['list', 1],
+      ['list', 10],
+      ['id', 1],
+      ['id', 10],
+    ]);
+    for (const row of report.rows) {
+      expect(row.ours.requests).toBeGreaterThan(0);
+      expect(row.baseline.requests).toBeGreaterThan(0);
+      expect(row.ours.maxRssMb).toBeGreaterThan(0);
+    }
+  });
+
+  it('sees no request errors, timeouts or non-2xx answers', () => {
+    expect({ errors: report.errors, non2xx: report.non2xx }).toEqual({ errors: 0, non2xx: 0 });
+  });
+});
