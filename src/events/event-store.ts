@@ -1,8 +1,9 @@
-import { EntityManager, In } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import type { ContentRef } from '../common/content/content-kind';
 import { freeSlug, toSlug } from '../common/content/slugs';
 import { applyTranslatedFields } from '../common/content/translations';
 import { ApiError } from '../common/errors/api-error';
+import { recordsWithTranslations } from '../database/entity-rows';
 import { otherLanguage, type Language } from '../i18n/language';
 import { Term } from '../terms/entities/term.entity';
 import { CATEGORIES, TAGS, TaxonomyInfo } from '../terms/taxonomies';
@@ -32,17 +33,12 @@ export interface EventTextsInput {
   slug?: string;
 }
 
-/** Events with their translations by ID, in one query. */
+/** Events with their translations by ID, in two queries side by side. */
 export async function loadEvents(
   manager: EntityManager,
   ids: number[],
 ): Promise<Map<number, Event>> {
-  if (ids.length === 0) return new Map();
-  const events = await manager.find(Event, {
-    where: { id: In(ids) },
-    relations: { translations: true },
-  });
-  return new Map(events.map((event) => [event.id, event]));
+  return recordsWithTranslations(manager, Event, ids);
 }
 
 /**

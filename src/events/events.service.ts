@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DateTime, FixedOffsetZone } from 'luxon';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
 import type { ContentRef } from '../common/content/content-kind';
 import { CountCacheService } from '../common/cache/count-cache.service';
@@ -15,6 +15,7 @@ import { assertPageExists, ListPage, pageWindow } from '../common/pagination/lis
 import { nowEpoch, parseZone } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
 import { writeTransaction } from '../database/write-transaction';
+import { rowsWhereIn } from '../database/entity-rows';
 import { OrganizersService } from '../organizers/organizers.service';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import { adjustTermCounts, countedTermsOf } from '../terms/term-counts';
@@ -358,8 +359,8 @@ export class EventsService {
     if (ids.length === 0) return { termLinks: [], organizerLinks: [] };
     const manager = this.dataSource.manager;
     const [termLinks, organizerLinks] = await Promise.all([
-      manager.find(EventTerm, { where: { eventId: In(ids) } }),
-      manager.find(EventOrganizer, { where: { eventId: In(ids) }, order: { position: 'ASC' } }),
+      rowsWhereIn(manager, EventTerm, 'eventId', ids),
+      rowsWhereIn(manager, EventOrganizer, 'eventId', ids, 'position'),
     ]);
     return { termLinks, organizerLinks };
   }

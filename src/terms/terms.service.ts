@@ -7,6 +7,7 @@ import { freeSlug, toSlug } from '../common/content/slugs';
 import { applyTranslatedFields } from '../common/content/translations';
 import { ApiError } from '../common/errors/api-error';
 import { writeTransaction } from '../database/write-transaction';
+import { recordsWithTranslations } from '../database/entity-rows';
 import { isUniqueViolation } from '../common/errors/database-errors';
 import { MAX_LIST_ITEMS } from '../common/validation/decorators';
 import { parseId, parseList } from '../common/validation/input-parsing';
@@ -355,11 +356,7 @@ export class TermsService {
 
   /** Terms with translations by ID (for the events mapper too). */
   async loadTerms(ids: number[]): Promise<Map<number, Term>> {
-    if (ids.length === 0) return new Map();
-    const terms = await this.dataSource
-      .getRepository(Term)
-      .find({ where: { id: In(ids) }, relations: { translations: true } });
-    return new Map(terms.map((t) => [t.id, t]));
+    return recordsWithTranslations(this.dataSource.manager, Term, ids);
   }
 
   private listQuery(

@@ -1,14 +1,8 @@
-import {
-  DeepPartial,
-  EntityManager,
-  FindOptionsRelations,
-  FindOptionsWhere,
-  In,
-  Not,
-} from 'typeorm';
+import { DeepPartial, EntityManager, FindOptionsWhere, In, Not } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { otherLanguage, type Language } from '../../i18n/language';
 import { ApiError } from '../errors/api-error';
+import { recordsWithTranslations } from '../../database/entity-rows';
 import type { RequestContext } from '../http/request-context';
 import type { ContentEntity, ContentKind, ContentRef, ContentTranslation } from './content-kind';
 import { ContentWrite, postColumns, TextsInput } from './content-write';
@@ -22,18 +16,13 @@ import { freeSlug, toSlug } from './slugs';
 
 type AnyKind<E extends ContentEntity<T>, T extends ContentTranslation> = ContentKind<E, T, unknown>;
 
-/** Records with their translations by ID, in one query (no N+1 for a page). */
+/** Records with their translations by ID, in two queries side by side (no N+1 for a page). */
 export async function loadContent<E extends ContentEntity<T>, T extends ContentTranslation>(
   manager: EntityManager,
   kind: AnyKind<E, T>,
   ids: number[],
 ): Promise<Map<number, E>> {
-  if (ids.length === 0) return new Map();
-  const items = await manager.find(kind.entity, {
-    where: { id: In(ids) } as FindOptionsWhere<E>,
-    relations: { translations: true } as FindOptionsRelations<E>,
-  });
-  return new Map(items.map((item) => [item.id, item]));
+  return recordsWithTranslations(manager, kind.entity, ids);
 }
 
 /**
