@@ -183,7 +183,7 @@ function withTranslationsSql(
 }
 
 const SQL = {
-  version: 'SELECT `v`.`version` AS `v_version`, `v`.`id` AS `v_id` FROM `data_version` `v` WHERE ((`v`.`id` = ?)) LIMIT 1',
+  version: 'SELECT `id`, `version` AS `v_version` FROM `data_version` WHERE `id` IN (?)',
   bumpVersion: 'UPDATE `data_version` SET `version` = `version` + 1 WHERE `id` = 1',
   termIdsBySlug: (n: number) =>
     'SELECT `tt`.`term_id` AS `tt_term_id`, `tt`.`slug` AS `tt_slug`, `tt`.`id` AS `tt_id` FROM `term_translations` `tt` ' +
@@ -734,12 +734,18 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         }
       }
     }
-    const event = id && id <= 2 ** 31 - 1 ? (await loadEvents([id])).get(id) : undefined;
+    const valid = id > 0 && id <= 2 ** 31 - 1;
+    // EventsService.get: the link rows beside the event.
+    const [events, known] = await Promise.all([
+      valid ? loadEvents([id]) : new Map<number, Event>(),
+      linkRows(valid ? [id] : []),
+    ]);
+    const event = events.get(id);
     if (!event || event.translations.length === 0) throw new HttpError(404, 'rest-event-not-found');
     if (!code.policy.AccessPolicy.canSeeItem(ctx.user, event))
       throw new HttpError(403, event.status === 'trash' ? 'event-no-longer-available' : 'event-not-accessible');
     if (isLocked(event, ctx, query.get('password') ?? undefined)) throw new HttpError(403, 'event-password-protected');
-    const [record] = await mapEvents([event], ctx, () => ({ withJsonLd: true }));
+    const [record] = await mapEvents([event], ctx, () => ({ withJsonLd: true }), known);
     return record;
   }
 

@@ -42,27 +42,33 @@ export async function loadEvents(
 }
 
 /**
- * The event a path names, with its translations, or 404. A slug is looked
- * up in the request's language first, then in the other (contract §2).
+ * The ID of the event a path names; 0 when no event has the slug. A slug is
+ * looked up in the request's language first, then in the other (contract §2).
  */
+export async function findEventId(
+  manager: EntityManager,
+  ref: ContentRef,
+  language: Language,
+): Promise<number> {
+  if ('id' in ref) return ref.id;
+  if (ref.slug === '') return 0;
+  for (const candidate of [language, otherLanguage(language)]) {
+    const row = await manager.findOne(EventTranslation, {
+      where: { language: candidate, slug: ref.slug },
+      select: { id: true, eventId: true },
+    });
+    if (row) return row.eventId;
+  }
+  return 0;
+}
+
+/** The event a path names, with its translations, or 404. */
 export async function findEventOrFail(
   manager: EntityManager,
   ref: ContentRef,
   language: Language,
 ): Promise<Event> {
-  let id = 'id' in ref ? ref.id : 0;
-  if ('slug' in ref && ref.slug !== '') {
-    for (const candidate of [language, otherLanguage(language)]) {
-      const row = await manager.findOne(EventTranslation, {
-        where: { language: candidate, slug: ref.slug },
-        select: { id: true, eventId: true },
-      });
-      if (row) {
-        id = row.eventId;
-        break;
-      }
-    }
-  }
+  const id = await findEventId(manager, ref, language);
   const event = id ? (await loadEvents(manager, [id])).get(id) : undefined;
   if (!event || event.translations.length === 0) throw new ApiError('rest-event-not-found');
   return event;

@@ -32,6 +32,7 @@ import { EventListFilters, eventListQuery, orderEvents } from './event-list-quer
 import { passwordKey, passwordMatches } from './event-password';
 import {
   deleteEvent,
+  findEventId,
   findEventOrFail,
   LinkChanges,
   loadEvents,
@@ -128,17 +129,25 @@ export class EventsService {
     options: { context?: 'view' | 'edit'; password?: string },
   ): Promise<EventRecord> {
     const edit = editContext(options.context, ctx);
-    const event = await findEventOrFail(this.dataSource.manager, ref, ctx.language);
+    const manager = this.dataSource.manager;
+    const id = await findEventId(manager, ref, ctx.language);
+    // The link rows need only the ID: read beside the event (and dropped if it may not be shown).
+    const [event, linkRows] = await Promise.all([
+      findEventOrFail(manager, { id }, ctx.language),
+      this.linkRows(id ? [id] : []),
+    ]);
     assertCanSee(ctx.user, event, {
       notAccessible: 'event-not-accessible',
       trashed: 'event-no-longer-available',
     });
     if (edit) assertCanEdit(ctx.user, event);
     if (this.isLocked(event, ctx, options.password)) throw new ApiError('event-password-protected');
-    const [record] = await this.mapEvents([event], ctx, () => ({
-      withJsonLd: true,
-      withTranslations: edit,
-    }));
+    const [record] = await this.mapEvents(
+      [event],
+      ctx,
+      () => ({ withJsonLd: true, withTranslations: edit }),
+      linkRows,
+    );
     return record;
   }
 

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { rowsWhereIn } from '../../database/entity-rows';
 import { DataVersion } from './data-version.entity';
 
 /** Reads and bumps the shared data version (see DataVersion). */
@@ -11,9 +12,7 @@ export class DataVersionService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async current(): Promise<number> {
-    const row = await this.dataSource
-      .getRepository(DataVersion)
-      .findOne({ where: { id: 1 }, select: { version: true } });
+    const [row] = await rowsWhereIn(this.dataSource.manager, DataVersion, 'id', [1]);
     return row?.version ?? 0;
   }
 
