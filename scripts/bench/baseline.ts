@@ -229,11 +229,10 @@ const SQL = {
   insertTranslation:
     'INSERT INTO `event_translations`(`id`, `language`, `slug`, `description`, `excerpt`, `event_id`, `title`) ' +
     'VALUES (DEFAULT, ?, ?, ?, ?, ?, ?)',
-  deleteOrganizers: 'DELETE FROM `event_organizers` WHERE `event_id` = ?',
+  lockTerms: (n: number) =>
+    `SELECT \`t\`.\`id\` AS \`t_id\` FROM \`terms\` \`t\` WHERE \`t\`.\`id\` IN (${placeholders(n)}) ORDER BY \`t\`.\`id\` ASC FOR UPDATE`,
   insertOrganizers: (n: number) =>
     `INSERT INTO \`event_organizers\`(\`event_id\`, \`organizer_id\`, \`position\`) VALUES ${Array.from({ length: n }, () => '(?, ?, ?)').join(', ')}`,
-  deleteTerms:
-    'DELETE FROM `event_terms` WHERE `event_id` = ? AND `term_id` IN (SELECT `t`.`id` AS `t_id` FROM `terms` `t` WHERE `t`.`taxonomy` = ?)',
   insertTerms: (n: number) =>
     `INSERT INTO \`event_terms\`(\`event_id\`, \`term_id\`) VALUES ${Array.from({ length: n }, () => '(?, ?)').join(', ')}`,
   lockEvent: 'SELECT `e`.`id` AS `e_id` FROM `events` `e` WHERE ((`e`.`id` = ?)) LIMIT 1 FOR UPDATE',
@@ -787,6 +786,9 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
             throw new HttpError(400, 'rest_invalid_param');
         }
       }
+      // lockTermsForCount: the terms to count, write-locked in ID order before any link is inserted.
+      const lockIds = [...new Set([...(categoryIds ?? []), ...(tagIds ?? [])])].sort((a, b) => a - b);
+      if (lockIds.length > 0) await q(SQL.lockTerms(lockIds.length), lockIds);
       const insert = { ...columns, venueId: venueId ?? null, parentId: null } as Record<string, unknown>;
       const insertColumns: Array<[string, string]> = [
         ['id', 'id'], ['author_id', 'authorId'], ['status', 'status'], ['published_at', 'publishedAt'],
@@ -824,15 +826,14 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         eventId,
         body.title,
       ]);
+      // writeEventLinks of a new event: nothing to delete first.
       if (organizerIds) {
-        await q(SQL.deleteOrganizers, [eventId]);
         if (organizerIds.length > 0)
           await q(SQL.insertOrganizers(organizerIds.length), organizerIds.flatMap((o, position) => [eventId, o, position]));
       }
-      for (const [info, list] of [[CATEGORIES, categoryIds], [TAGS, tagIds]] as const) {
-        if (!list) continue;
-        await q(SQL.deleteTerms, [eventId, info.taxonomy]);
-        if (list.length > 0) await q(SQL.insertTerms(list.length), list.flatMap((t) => [eventId, t]));
+      for (const list of [categoryIds, tagIds]) {
+        const unique = [...new Set(list ?? [])];
+        if (unique.length > 0) await q(SQL.insertTerms(unique.length), unique.flatMap((t) => [eventId, t]));
       }
       await q(SQL.lockEvent, [eventId]);
       const counted = (await q(SQL.countedTerms, [eventId, 'publish'])).map((row) => num(row.termId));

@@ -1,4 +1,4 @@
-import { EntityManager } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 import type { ContentRef } from '../common/content/content-kind';
 import { freeSlug, toSlug } from '../common/content/slugs';
 import { applyTranslatedFields } from '../common/content/translations';
@@ -113,14 +113,21 @@ export async function writeEventTexts(
   await manager.save(EventTranslation, translation);
 }
 
-/** Replaces the links the write sent; a category change leaves the tags alone and vice versa. */
+/**
+ * Replaces the links the write sent; a category change leaves the tags alone
+ * and vice versa. Term links change by difference, with the current ones read
+ * without locks (the event row is locked): a DELETE over a subquery of
+ * `terms` would share-lock every term of the taxonomy and deadlock with
+ * concurrent writers of other events. `isNew`: the event has no links yet.
+ */
 export async function writeEventLinks(
   manager: EntityManager,
   eventId: number,
   links: LinkChanges,
+  isNew = false,
 ): Promise<void> {
   if (links.organizerIds) {
-    await manager.delete(EventOrganizer, { eventId });
+    if (!isNew) await manager.delete(EventOrganizer, { eventId });
     if (links.organizerIds.length > 0) {
       await manager.insert(
         EventOrganizer,
@@ -128,33 +135,43 @@ export async function writeEventLinks(
       );
     }
   }
-  const terms: Array<[TaxonomyInfo, number[] | undefined]> = [
-    [CATEGORIES, links.categoryIds],
-    [TAGS, links.tagIds],
-  ];
-  for (const [info, termIds] of terms) {
-    if (!termIds) continue;
-    const ofTaxonomy = manager
-      .createQueryBuilder()
-      .subQuery()
-      .select('t.id')
-      .from(Term, 't')
-      .where('t.taxonomy = :taxonomy')
-      .getQuery();
-    await manager
-      .createQueryBuilder()
-      .delete()
-      .from(EventTerm)
-      .where('event_id = :eventId', { eventId })
-      .andWhere(`term_id IN ${ofTaxonomy}`, { taxonomy: info.taxonomy })
-      .execute();
-    if (termIds.length > 0) {
+  const changes = (
+    [
+      [CATEGORIES, links.categoryIds],
+      [TAGS, links.tagIds],
+    ] as Array<[TaxonomyInfo, number[] | undefined]>
+  ).filter((change): change is [TaxonomyInfo, number[]] => change[1] !== undefined);
+  if (changes.length === 0) return;
+  const linked = isNew ? [] : await linkedTerms(manager, eventId);
+  for (const [info, termIds] of changes) {
+    const wanted = new Set(termIds);
+    const current = new Set(
+      linked.filter((l) => l.taxonomy === info.taxonomy).map((l) => l.termId),
+    );
+    const stale = [...current].filter((id) => !wanted.has(id));
+    const added = [...wanted].filter((id) => !current.has(id));
+    if (stale.length > 0) await manager.delete(EventTerm, { eventId, termId: In(stale) });
+    if (added.length > 0) {
       await manager.insert(
         EventTerm,
-        termIds.map((termId) => ({ eventId, termId })),
+        added.map((termId) => ({ eventId, termId })),
       );
     }
   }
+}
+
+async function linkedTerms(
+  manager: EntityManager,
+  eventId: number,
+): Promise<Array<{ termId: number; taxonomy: string }>> {
+  const rows: Array<{ termId: number | string; taxonomy: string }> = await manager
+    .createQueryBuilder(EventTerm, 'et')
+    .innerJoin(Term, 't', 't.id = et.termId')
+    .select('et.termId', 'termId')
+    .addSelect('t.taxonomy', 'taxonomy')
+    .where('et.eventId = :eventId', { eventId })
+    .getRawMany();
+  return rows.map((row) => ({ termId: Number(row.termId), taxonomy: row.taxonomy }));
 }
 
 /** Deletes an event for good with its texts and links; its child events lose their parent. */

@@ -18,7 +18,7 @@ import { writeTransaction } from '../database/write-transaction';
 import { rowsWhereIn } from '../database/entity-rows';
 import { OrganizersService } from '../organizers/organizers.service';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
-import { adjustTermCounts, countedTermsOf } from '../terms/term-counts';
+import { adjustTermCounts, countedTermsOf, lockTermsForCount } from '../terms/term-counts';
 import { TermsService } from '../terms/terms.service';
 import { VenuesService } from '../venues/venues.service';
 import { eventWindow } from './date-window';
@@ -160,6 +160,7 @@ export class EventsService {
     };
     const id = await writeTransaction(this.dataSource, async (manager) => {
       const links = await this.resolveLinks(manager, input, ctx);
+      await lockTermsForCount(manager, [...(links.categoryIds ?? []), ...(links.tagIds ?? [])]);
       const parentId = await this.resolveParent(manager, input.post_parent, undefined);
       const event = await manager.save(
         Event,
@@ -167,7 +168,7 @@ export class EventsService {
       );
       event.translations = [];
       await writeEventTexts(manager, event, input, ctx.language);
-      await writeEventLinks(manager, event.id, links);
+      await writeEventLinks(manager, event.id, links, true);
       await adjustTermCounts(manager, [], await countedTermsOf(manager, event.id));
       return event.id;
     });
@@ -190,6 +191,11 @@ export class EventsService {
       const counted = await countedTermsOf(manager, event.id);
       const columns = { ...eventColumns(input, event, this.writeSettings), ...post };
       const links = await this.resolveLinks(manager, input, ctx);
+      await lockTermsForCount(manager, [
+        ...counted,
+        ...(links.categoryIds ?? []),
+        ...(links.tagIds ?? []),
+      ]);
       const parentId = await this.resolveParent(manager, input.post_parent, event.id);
       if (links.venueId !== undefined) columns.venueId = links.venueId;
       if (parentId !== undefined) columns.parentId = parentId;
