@@ -215,9 +215,8 @@ const SQL = {
     `SELECT COUNT(1) AS \`cnt\` FROM \`venues\` \`v\` WHERE ((\`v\`.\`id\` IN (${placeholders(n)})) AND (\`v\`.\`status\` != ?))`,
   usableOrganizers: (n: number) =>
     `SELECT COUNT(1) AS \`cnt\` FROM \`organizers\` \`o\` WHERE ((\`o\`.\`id\` IN (${placeholders(n)})) AND (\`o\`.\`status\` != ?))`,
-  termExists:
-    'SELECT 1 AS `row_exists` FROM (SELECT 1 AS dummy_column) `dummy_table` WHERE EXISTS ' +
-    '(SELECT 1 FROM `terms` `t` WHERE ((`t`.`id` = ?) AND (`t`.`taxonomy` = ?))) LIMIT 1',
+  termsFound: (n: number) =>
+    `SELECT COUNT(1) AS \`cnt\` FROM \`terms\` \`Term\` WHERE ((\`Term\`.\`id\` IN (${placeholders(n)})) AND (\`Term\`.\`taxonomy\` = ?))`,
   eventDefaults:
     'SELECT `e`.`id` AS `e_id`, `e`.`all_day` AS `e_all_day`, `e`.`show_map` AS `e_show_map`, ' +
     '`e`.`show_map_link` AS `e_show_map_link`, `e`.`hide_from_listings` AS `e_hide_from_listings`, ' +
@@ -781,10 +780,10 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         if (num(row.cnt) !== unique.length) throw new HttpError(400, 'rest_invalid_param');
       }
       for (const [info, list] of [[CATEGORIES, categoryIds], [TAGS, tagIds]] as const) {
-        for (const termId of list ?? []) {
-          if ((await q(SQL.termExists, [termId, info.taxonomy])).length === 0)
-            throw new HttpError(400, 'rest_invalid_param');
-        }
+        const unique = [...new Set(list ?? [])];
+        if (unique.length === 0) continue;
+        const [row] = await q(SQL.termsFound(unique.length), [...unique, info.taxonomy]);
+        if (num(row.cnt) !== unique.length) throw new HttpError(400, 'rest_invalid_param');
       }
       // lockTermsForCount: the terms to count, write-locked in ID order before any link is inserted.
       const lockIds = [...new Set([...(categoryIds ?? []), ...(tagIds ?? [])])].sort((a, b) => a - b);

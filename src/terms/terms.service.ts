@@ -239,21 +239,25 @@ export class TermsService {
     if (!values || values.length > MAX_LIST_ITEMS || values.some((v) => String(v).length > 200)) {
       throw ApiError.invalid(info.collection, 'invalid');
     }
+    // Every ID is checked in one query first, so no term is created by name for a write that fails.
+    const numeric = values.map(String).filter((text) => /^\d+$/.test(text));
+    const known = [...new Set(numeric.map((text) => parseId(text)))];
+    if (known.length > 0) {
+      const found = known.includes(undefined)
+        ? 0
+        : await manager.count(Term, {
+            where: { id: In(known as number[]), taxonomy: info.taxonomy },
+          });
+      if (found !== known.length) throw ApiError.invalid(info.collection, 'notFound');
+    }
     const ids: number[] = [];
     for (const value of values) {
       const text = String(value);
-      if (/^\d+$/.test(text)) {
-        const id = parseId(text);
-        if (
-          id === undefined ||
-          !(await manager.exists(Term, { where: { id, taxonomy: info.taxonomy } }))
-        ) {
-          throw ApiError.invalid(info.collection, 'notFound');
-        }
-        ids.push(id);
-      } else {
-        ids.push(await this.findOrCreateByName(manager, info, text, ctx));
-      }
+      ids.push(
+        /^\d+$/.test(text)
+          ? (parseId(text) as number)
+          : await this.findOrCreateByName(manager, info, text, ctx),
+      );
     }
     return [...new Set(ids)];
   }
