@@ -31,17 +31,7 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
   app.set('query parser', 'extended');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   app.disable('x-powered-by');
-  app.use(requireSupportedContentType);
-  app.useBodyParser('json', { limit: BODY_LIMIT });
-  app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true, parameterLimit: 1000 });
-  // Nest would turn parser errors into a bare 400; keep their meaning (invalid JSON, 413).
-  app.use((error: unknown, _req: Request, _res: Response, next: NextFunction) =>
-    next(bodyParserError(error) ?? error),
-  );
-  const requestContext = app.get(RequestContextMiddleware);
-  app.use((req: Request, res: Response, next: NextFunction) => requestContext.use(req, res, next));
-  app.use(routeReads);
-
+  // Before the parsers: answers they reject (invalid JSON, 413, 415) carry these headers too.
   app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
   if (config.corsOrigins.length > 0) {
     app.enableCors({
@@ -56,6 +46,17 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
       ],
     });
   }
+
+  app.use(requireSupportedContentType);
+  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true, parameterLimit: 1000 });
+  // Nest would turn parser errors into a bare 400; keep their meaning (invalid JSON, 413).
+  app.use((error: unknown, _req: Request, _res: Response, next: NextFunction) =>
+    next(bodyParserError(error) ?? error),
+  );
+  const requestContext = app.get(RequestContextMiddleware);
+  app.use((req: Request, res: Response, next: NextFunction) => requestContext.use(req, res, next));
+  app.use(routeReads);
 
   app.setGlobalPrefix(config.apiPath.slice(1), {
     exclude: [

@@ -342,7 +342,12 @@ export class TermsService {
         if (runner) await runner.query(`RELEASE SAVEPOINT ${savepoint}`);
         return term.id;
       } catch (error) {
-        if (runner) await runner.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+        // A deadlock rolls the whole transaction (savepoints included) back: then rethrow
+        // it, not "savepoint does not exist", so writeTransaction retries the transaction.
+        if (runner)
+          await runner
+            .query(`ROLLBACK TO SAVEPOINT ${savepoint}`)
+            .catch(() => Promise.reject(error));
         if (!isUniqueViolation(error) || attempt >= 5) throw error;
         const raced = await manager.findOne(TermTranslation, {
           where: {
