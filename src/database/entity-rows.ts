@@ -66,7 +66,8 @@ export async function rowsWhereIn<E extends ObjectLiteral>(
 
 /**
  * Records by ID with their `translations` (a one-to-many relation), in two
- * queries side by side, keyed by ID.
+ * queries side by side, keyed by ID. Every record is written with its texts,
+ * so one found without any was deleted between the two reads: it is left out.
  */
 export async function recordsWithTranslations<E extends ObjectLiteral & { id: number }>(
   manager: EntityManager,
@@ -97,6 +98,9 @@ export async function recordsWithTranslations<E extends ObjectLiteral & { id: nu
   for (const translation of translations) {
     const record = byId.get(translation[owner.propertyName] as number) as ObjectLiteral | undefined;
     (record?.translations as ObjectLiteral[] | undefined)?.push(translation);
+  }
+  for (const [id, record] of byId) {
+    if ((record.translations as unknown[]).length === 0) byId.delete(id);
   }
   return byId;
 }

@@ -108,7 +108,8 @@ export class EventsService {
       this.linkRows(page),
     ]);
     const items = await this.mapEvents(
-      page.map((id) => loaded.get(id) as Event),
+      // An event deleted between the page query and this read is left out, not a 500.
+      page.flatMap((id) => loaded.get(id) ?? []),
       ctx,
       (event) => ({
         withTranslations: edit && AccessPolicy.canEditItem(ctx.user, event),

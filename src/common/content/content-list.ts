@@ -72,7 +72,8 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
     .getRawMany();
   const ids = rows.map((row) => Number(row.id));
   const loaded = await loadContent(manager, kind, ids);
-  return { items: ids.map((id) => loaded.get(id) as E), total, window };
+  // A record deleted between the page query and this read is left out, not a 500.
+  return { items: ids.flatMap((id) => loaded.get(id) ?? []), total, window };
 }
 
 /**
