@@ -1,0 +1,117 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/** The built service (dist/main.js) as a child process: its PID is the one sampled. */
+export interface Service {
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  /** The last lines the service wrote (warnings and errors only: LOG_LEVEL=warn). */
+  log: () => string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (or signal). */
+  stop: (graceMs?: number) => Promise<string>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Builds dist/ with `npm run build` when dist/main.js is missing (a clean
+ * checkout) or older than anything in src/, so the soak never measures stale
+ * code. The build's output goes to stderr: stdout keeps the report.
+ */
+export function ensureBuilt(root: string): string {
+  const entry = join(root, 'dist/main.js');
+  const missing = !existsSync(entry);
+  if (missing || newestMtime(join(root, 'src')) > statSync(entry).mtimeMs) {
+    process.stderr.write(
+      `soak: dist/main.js is ${missing ? 'missing' : 'older than src/'}: running npm run build\n`,
+    );
+    execFileSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 2, 2] });
+    if (!existsSync(entry)) throw new Error('npm run build did not produce dist/main.js');
+  }
+  return entry;
+}
+
+/** VmRSS of a process in MB, or undefined once it is gone. */
+export function rssMb(pid: number): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function httpStatus(port: number, path: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path, timeout: 2000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
+/**
+ * Starts `node dist/main.js` with only the settings given (plus PATH/HOME),
+ * so nothing from the caller's environment or a .env file leaks in, and waits
+ * for /health/ready.
+ */
+export async function startService(
+  root: string,
+  entry: string,
+  env: Record<string, string>,
+): Promise<Service> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [entry], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const keep = (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code !== null ? `exit ${code}` : `${signal}`)),
+  );
+  const stop = async (graceMs = 40_000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return exited;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    const result = await exited;
+    clearTimeout(timer);
+    return result;
+  };
+  if (child.pid === undefined) throw new Error('could not start the service');
+  const deadline = Date.now() + 60_000;
+  while ((await httpStatus(port, '/health/ready')) !== 200) {
+    if (child.exitCode !== null) throw new Error(`the service exited at start-up:\n${log}`);
+    if (Date.now() > deadline) {
+      await stop(5000);
+      throw new Error(`the service was not ready within 60 s:\n${log}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { child, pid: child.pid, port, log: () => log, stop };
+}
