@@ -1,0 +1,245 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
+import { DataSource, MigrationExecutor } from 'typeorm';
+import { dataSourceOptions } from '../../src/database/data-source-options';
+import { MIGRATIONS } from '../../src/database/migrations';
+
+/*
+ * The project's migrations on an EMPTY database of the jest project's engine
+ * (a temporary SQLite file, or a fresh MySQL/MariaDB database named after
+ * TEST_DATABASE_URL's plus `_mig_<pid>`): all up, the schema is there; every
+ * one down, one by one, nothing of the project is left; all up again, so
+ * every `down` leaves a state its `up` can start from.
+ */
+
+const engine = process.env.TEST_ENGINE === 'mysql' ? 'mysql' : 'sqlite';
+
+/** Every table the migrations create (initial schema and data_version). */
+const TABLES = [
+  'data_version',
+  'event_organizers',
+  'event_terms',
+  'event_translations',
+  'events',
+  'organizer_translations',
+  'organizers',
+  'term_translations',
+  'terms',
+  'venue_translations',
+  'venues',
+];
+
+/** Indexes lists and lookups depend on: table → [index, columns, unique]. */
+const KEY_INDEXES: Record<string, [string, string[], boolean][]> = {
+  events: [
+    [
+      'idx_events_listing',
+      ['status', 'start_at', 'id', 'end_at', 'hide_from_listings', 'author_id'],
+      false,
+    ],
+    ['idx_events_start', ['start_at', 'id'], false],
+    ['idx_events_end', ['end_at'], false],
+    ['idx_events_venue', ['venue_id'], false],
+  ],
+  event_translations: [
+    ['uq_event_translations_event_language', ['event_id', 'language'], true],
+    ['uq_event_translations_slug', ['language', 'slug'], true],
+  ],
+  event_terms: [['idx_event_terms_term', ['term_id', 'event_id'], false]],
+  event_organizers: [['idx_event_organizers_organizer', ['organizer_id', 'event_id'], false]],
+  venues: [['idx_venues_status_published', ['status', 'published_at', 'id'], false]],
+  venue_translations: [['uq_venue_translations_venue_language', ['venue_id', 'language'], true]],
+  organizers: [['idx_organizers_status_published', ['status', 'published_at', 'id'], false]],
+  organizer_translations: [
+    ['uq_organizer_translations_organizer_language', ['organizer_id', 'language'], true],
+  ],
+  terms: [['idx_terms_taxonomy_parent', ['taxonomy', 'parent_id'], false]],
+  term_translations: [
+    ['uq_term_translations_term_language', ['term_id', 'language'], true],
+    ['uq_term_translations_slug', ['taxonomy', 'language', 'slug'], true],
+    ['uq_term_translations_name', ['taxonomy', 'language', 'parent_id', 'name_key'], true],
+  ],
+};
+
+interface Target {
+  settings: { databaseUrl?: string; sqlitePath: string };
+  /** Creates the empty database. */
+  create: () => Promise<void>;
+  /** Drops it. */
+  drop: () => Promise<void>;
+  label: string;
+}
+
+function mysqlTarget(): Target {
+  const base = new URL(process.env.TEST_DATABASE_URL ?? '');
+  const baseName = decodeURIComponent(base.pathname.replace(/^\//, ''));
+  if (!/test/i.test(baseName)) {
+    throw new Error(`TEST_DATABASE_URL must name a database containing "test" (got "${baseName}")`);
+  }
+  const name = `${baseName}_mig_${process.pid}`;
+  const url = new URL(base.toString());
+  url.pathname = `/${name}`;
+  const server = new URL(base.toString());
+  server.pathname = '/';
+  const onServer = async (sql: string) => {
+    const connection = await createConnection({ uri: server.toString() });
+    try {
+      await connection.query(sql);
+    } finally {
+      await connection.end();
+    }
+  };
+  return {
+    settings: { databaseUrl: url.toString(), sqlitePath: ':memory:' },
+    create: async () => {
+      await onServer(`DROP DATABASE IF EXISTS \`${name}\``);
+      await onServer(
+        `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+      );
+    },
+    drop: () => onServer(`DROP DATABASE IF EXISTS \`${name}\``),
+    label: `MySQL database ${name}`,
+  };
+}
+
+function sqliteTarget(): Target {
+  const dir = mkdtempSync(join(tmpdir(), 'calendar-migrations-'));
+  return {
+    settings: { sqlitePath: join(dir, 'migrations.sqlite') },
+    create: () => Promise.resolve(),
+    drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+    label: 'a temporary SQLite file',
+  };
+}
+
+describe(`migrations up, down and up again (${engine})`, () => {
+  const target = engine === 'mysql' ? mysqlTarget() : sqliteTarget();
+  let dataSource: DataSource;
+
+  /** The tables in the database, without TypeORM's `migrations` bookkeeping. */
+  async function projectTables(): Promise<string[]> {
+    const rows: { name: string }[] =
+      engine === 'mysql'
+        ? await dataSource.query(
+            'SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()',
+          )
+        : await dataSource.query(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+          );
+    return rows
+      .map((row) => row.name)
+      .filter((name) => name !== 'migrations')
+      .sort();
+  }
+
+  async function appliedMigrations(): Promise<string[]> {
+    const executed = await new MigrationExecutor(dataSource).getExecutedMigrations();
+    return executed.map((migration) => migration.name);
+  }
+
+  /** Index name → [columns, unique] of one table, as the database reports it. */
+  async function indexesOf(table: string): Promise<Record<string, [string[], boolean]>> {
+    const runner = dataSource.createQueryRunner();
+    try {
+      const loaded = await runner.getTable(table);
+      if (!loaded) throw new Error(`table ${table} is missing`);
+      return Object.fromEntries(
+        loaded.indices.map((index) => [
+          index.name ?? '',
+          [index.columnNames, index.isUnique] as [string[], boolean],
+        ]),
+      );
+    } finally {
+      await runner.release();
+    }
+  }
+
+  async function columnsOf(table: string): Promise<string[]> {
+    const runner = dataSource.createQueryRunner();
+    try {
+      const loaded = await runner.getTable(table);
+      return (loaded?.columns ?? []).map((column) => column.name).sort();
+    } finally {
+      await runner.release();
+    }
+  }
+
+  async function expectFullSchema(): Promise<void> {
+    expect(await projectTables()).toEqual(TABLES);
+    for (const [table, indexes] of Object.entries(KEY_INDEXES)) {
+      const found = await indexesOf(table);
+      for (const [name, columns, unique] of indexes) {
+        expect({ table, name, index: found[name] }).toEqual({
+          table,
+          name,
+          index: [columns, unique],
+        });
+      }
+    }
+    // Replaced by idx_events_listing.
+    expect(Object.keys(await indexesOf('events'))).not.toContain('idx_events_status_start');
+    expect(await columnsOf('terms')).toContain('published_count');
+    expect(await dataSource.query('SELECT id, version FROM data_version')).toEqual([
+      { id: 1, version: expect.anything() },
+    ]);
+    expect(await appliedMigrations()).toEqual(MIGRATIONS.map((m) => m.name).reverse());
+  }
+
+  beforeAll(async () => {
+    await target.create();
+    dataSource = new DataSource(dataSourceOptions({ ...target.settings, migrationsRun: false }));
+    await dataSource.initialize();
+  });
+
+  afterAll(async () => {
+    if (dataSource?.isInitialized) await dataSource.destroy();
+    await target.drop();
+  });
+
+  it(`starts from an empty database (${target.label})`, async () => {
+    expect(await projectTables()).toEqual([]);
+  });
+
+  it('runs every migration up and creates the tables and key indexes', async () => {
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    expect(applied.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
+    await expectFullSchema();
+  });
+
+  it('undoes the migrations one by one, newest first, down to no project table', async () => {
+    const undone: string[] = [];
+    for (let step = 0; step < MIGRATIONS.length; step++) {
+      const before = await appliedMigrations();
+      await dataSource.undoLastMigration({ transaction: 'each' });
+      const after = await appliedMigrations();
+      expect(after).toEqual(before.slice(1));
+      undone.push(before[0]);
+      if (before[0] === 'TermPublishedCount1764633600000') {
+        expect(await columnsOf('terms')).not.toContain('published_count');
+      }
+      if (before[0] === 'DataVersion1764547200000') {
+        expect(await projectTables()).not.toContain('data_version');
+      }
+      if (before[0] === 'EventListIndex1764460800000') {
+        const indexes = await indexesOf('events');
+        expect(indexes.idx_events_status_start).toEqual([['status', 'start_at'], false]);
+        expect(indexes.idx_events_listing).toBeUndefined();
+      }
+    }
+    expect(undone).toEqual(MIGRATIONS.map((m) => m.name).reverse());
+    expect(await appliedMigrations()).toEqual([]);
+    expect(await projectTables()).toEqual([]);
+    // Nothing left to undo: a no-op, not an error.
+    await expect(dataSource.undoLastMigration()).resolves.toBeUndefined();
+  });
+
+  it('runs every migration up again on the database the downs left', async () => {
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    expect(applied.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
+    await expectFullSchema();
+    // And nothing is pending afterwards.
+    expect(await dataSource.showMigrations()).toBe(false);
+  });
+});
