@@ -20,16 +20,16 @@
  *
  * Exit code 1 when the answers differ, or a measured request failed.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { Comparison, compareServers } from './bench/compare';
+import { ensureBuilt, freePort } from './shared/process-tools';
 import { aggregate, Aggregate, RunResult, runLoad } from './bench/load';
 import {
   baselineReady,
@@ -178,28 +178,6 @@ function parseOptions(argv: string[]): BenchOptions {
 
 /* ---- build, machine, data ---- */
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/** `npm run build` when dist/main.js is missing or older than anything in src/. */
-export function ensureBuilt(root: string, log: (line: string) => void): string {
-  const entry = join(root, 'dist/main.js');
-  const stale = !existsSync(entry) || newestMtime(join(root, 'src')) > statSync(entry).mtimeMs;
-  if (stale) {
-    log(
-      `dist/main.js is ${existsSync(entry) ? 'older than src/' : 'missing'}: running npm run build`,
-    );
-    execFileSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-  }
-  return entry;
-}
-
 type Row = RowDataPacket & Record<string, unknown>;
 
 async function connect(url: string): Promise<Connection> {
@@ -252,13 +230,6 @@ function databaseName(url: string): string {
 
 /* ---- servers ---- */
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 interface Settings {
   secret: string;

@@ -28,7 +28,8 @@ import { parseArgs } from 'node:util';
 import { adminToken, createDataset } from './soak/dataset';
 import { Counters, requestMix, runLoad } from './soak/load';
 import { Sample, sampleTable, verdict } from './soak/report';
-import { ensureBuilt, rssMb, Service, startService } from './soak/server';
+import { ensureBuilt, rssMb } from './shared/process-tools';
+import { Service, startService } from './soak/server';
 
 const ROOT = resolve(__dirname, '..');
 const SECRET = 'soak-secret-that-is-long-enough-for-hs256-0123456789';
@@ -88,7 +89,7 @@ function databaseEnv(tempDir: string): { env: Record<string, string>; label: str
 
 async function main(): Promise<number> {
   const opts = options();
-  const entry = ensureBuilt(ROOT);
+  const entry = ensureBuilt(ROOT, (line) => process.stderr.write(`soak: ${line}\n`));
   const tempDir = mkdtempSync(join(tmpdir(), 'calendar-soak-'));
   let service: Service | undefined;
   const cleanup = async () => {

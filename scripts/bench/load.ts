@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { readFileSync } from 'node:fs';
+import { rssMb } from '../shared/process-tools';
 import { BENCH_HOST, RequestSet } from './request-sets';
 
 /** At most this many latencies are kept per run (bounded memory). */
@@ -13,16 +13,6 @@ export interface RunResult {
   errors: number;
   non2xx: number;
   maxRssMb: number;
-}
-
-/** VmRSS of a process in MB, or 0 once it is gone. */
-export function rssMb(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
 }
 
 /**
@@ -52,9 +42,9 @@ export function runLoad(options: {
   }
   const samples = new Float64Array(MAX_SAMPLES);
   let count = 0;
-  let maxRss = rssMb(options.pid);
+  let maxRss = rssMb(options.pid) ?? 0;
   const sampler = setInterval(() => {
-    maxRss = Math.max(maxRss, rssMb(options.pid));
+    maxRss = Math.max(maxRss, rssMb(options.pid) ?? 0);
   }, 250);
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
@@ -78,7 +68,7 @@ export function runLoad(options: {
           latencies: samples.subarray(0, count),
           errors: result.errors + result.timeouts,
           non2xx: result.non2xx,
-          maxRssMb: Math.max(maxRss, rssMb(options.pid)),
+          maxRssMb: Math.max(maxRss, rssMb(options.pid) ?? 0),
         });
       },
     );

@@ -1,8 +1,6 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { freePort } from '../shared/process-tools';
 
 /** The built service (dist/main.js) as a child process: its PID is the one sampled. */
 export interface Service {
@@ -13,51 +11,6 @@ export interface Service {
   log: () => string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (or signal). */
   stop: (graceMs?: number) => Promise<string>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/**
- * Builds dist/ with `npm run build` when dist/main.js is missing (a clean
- * checkout) or older than anything in src/, so the soak never measures stale
- * code. The build's output goes to stderr: stdout keeps the report.
- */
-export function ensureBuilt(root: string): string {
-  const entry = join(root, 'dist/main.js');
-  const missing = !existsSync(entry);
-  if (missing || newestMtime(join(root, 'src')) > statSync(entry).mtimeMs) {
-    process.stderr.write(
-      `soak: dist/main.js is ${missing ? 'missing' : 'older than src/'}: running npm run build\n`,
-    );
-    execFileSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 2, 2] });
-    if (!existsSync(entry)) throw new Error('npm run build did not produce dist/main.js');
-  }
-  return entry;
-}
-
-/** VmRSS of a process in MB, or undefined once it is gone. */
-export function rssMb(pid: number): number | undefined {
-  try {
-    const match = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export function httpStatus(port: number, path: string): Promise<number> {

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createConnection } from 'mysql2/promise';
+import { join } from 'node:path';
 import type { BenchReport } from '../../scripts/bench';
+import { onServer, runScript, ScriptRun, scratchDatabase } from './helpers/scripts';
 
 /*
  * `npm run bench -- --smoke` end to end, on MySQL/MariaDB only: a database of
@@ -12,58 +11,7 @@ import type { BenchReport } from '../../scripts/bench';
  * printed and no request may fail. Timings are not checked.
  */
 
-const ROOT = resolve(__dirname, '../..');
 const SECRET = 'bench-smoke-secret-that-is-long-enough-0123456789';
-const TS_NODE = require.resolve('ts-node/dist/bin.js');
-
-interface Run {
-  code: number | null;
-  output: string;
-}
-
-/** `node ts-node --transpile-only <script> …args` in the project root. */
-function runScript(
-  script: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  timeoutMs: number,
-): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [TS_NODE, '--transpile-only', script, ...args], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
-    child.once('error', fail);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, output });
-    });
-  });
-}
-
-function benchDatabase(): { url: string; serverUrl: string; name: string } {
-  const base = new URL(process.env.TEST_DATABASE_URL ?? '');
-  const name = `${decodeURIComponent(base.pathname.replace(/^\//, ''))}_bench_${process.pid}`;
-  const url = new URL(base.toString());
-  url.pathname = `/${name}`;
-  const server = new URL(base.toString());
-  server.pathname = '/';
-  return { url: url.toString(), serverUrl: server.toString(), name };
-}
-
-async function onServer(serverUrl: string, sql: string): Promise<void> {
-  const connection = await createConnection({ uri: serverUrl });
-  try {
-    await connection.query(sql);
-  } finally {
-    await connection.end();
-  }
-}
 
 const describeMysql =
   process.env.TEST_ENGINE === 'mysql' && process.env.TEST_DATABASE_URL ? describe : describe.skip;
@@ -73,10 +21,12 @@ const title =
     : 'npm run bench -- --smoke (skipped: needs TEST_ENGINE=mysql and TEST_DATABASE_URL)';
 
 describeMysql(title, () => {
-  const db = process.env.TEST_DATABASE_URL ? benchDatabase() : { url: '', serverUrl: '', name: '' };
+  const db = process.env.TEST_DATABASE_URL
+    ? scratchDatabase('bench')
+    : { url: '', serverUrl: '', name: '' };
   const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   const env = { ...process.env, DATABASE_URL: db.url, AUTH_JWT_SECRET: SECRET };
-  let run: Run;
+  let run: ScriptRun;
   let report: BenchReport;
 
   beforeAll(async () => {

@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
-import { createConnection } from 'mysql2/promise';
+import { onServer, runScript, ScriptRun, scratchDatabase } from './helpers/scripts';
 
 /*
  * `npm run soak` end to end for 20 s: builds dist/ if needed, starts the
@@ -12,55 +10,9 @@ import { createConnection } from 'mysql2/promise';
  * the machinery works and that the mix of reads and writes draws no 5xx.
  */
 
-const ROOT = resolve(__dirname, '../..');
-const TS_NODE = require.resolve('ts-node/dist/bin.js');
 const mysqlConfigured = Boolean(process.env.TEST_DATABASE_URL);
 const engine = process.env.TEST_ENGINE === 'mysql' ? 'mysql' : 'sqlite';
 const runsHere = mysqlConfigured ? engine === 'mysql' : engine === 'sqlite';
-
-interface Run {
-  code: number | null;
-  output: string;
-}
-
-function runSoak(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(
-      process.execPath,
-      [TS_NODE, '--transpile-only', 'scripts/soak.ts', ...args],
-      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    // SIGTERM: the soak stops its service before exiting.
-    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
-    child.once('error', fail);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, output });
-    });
-  });
-}
-
-function soakDatabase(): { url: string; serverUrl: string; name: string } {
-  const base = new URL(process.env.TEST_DATABASE_URL ?? '');
-  const name = `${decodeURIComponent(base.pathname.replace(/^\//, ''))}_soak_${process.pid}`;
-  const url = new URL(base.toString());
-  url.pathname = `/${name}`;
-  const server = new URL(base.toString());
-  server.pathname = '/';
-  return { url: url.toString(), serverUrl: server.toString(), name };
-}
-
-async function onServer(serverUrl: string, sql: string): Promise<void> {
-  const connection = await createConnection({ uri: serverUrl });
-  try {
-    await connection.query(sql);
-  } finally {
-    await connection.end();
-  }
-}
 
 const describeHere = runsHere ? describe : describe.skip;
 const title = runsHere
@@ -68,8 +20,8 @@ const title = runsHere
   : `npm run soak -- --duration 20s (skipped on ${engine}: runs on ${mysqlConfigured ? 'mysql' : 'sqlite'} only)`;
 
 describeHere(title, () => {
-  const db = engine === 'mysql' ? soakDatabase() : undefined;
-  let run: Run;
+  const db = engine === 'mysql' ? scratchDatabase('soak') : undefined;
+  let run: ScriptRun;
 
   beforeAll(async () => {
     const env: NodeJS.ProcessEnv = { ...process.env };
@@ -82,7 +34,8 @@ describeHere(title, () => {
       );
       env.DATABASE_URL = db.url;
     }
-    run = await runSoak(
+    run = await runScript(
+      'scripts/soak.ts',
       [
         '--duration',
         '20s',

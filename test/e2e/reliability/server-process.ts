@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request as httpRequest, Agent, IncomingMessage } from 'node:http';
-import { createServer } from 'node:net';
+import { freePort } from '../../../scripts/shared/process-tools';
 import { TEST_SECRET } from '../helpers/test-app';
 
 /*
@@ -22,13 +22,6 @@ export interface ServerProcess {
   stop: (graceMs?: number) => Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();

@@ -1,0 +1,53 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/*
+ * What the bench, the soak and the tests that start the service as a real
+ * process share: a free port, the built entry point, a process's memory.
+ */
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * dist/main.js, built with `npm run build` first when it is missing (a clean
+ * checkout) or older than anything in src/, so nothing measures stale code.
+ * The build's output goes to stderr: stdout keeps the report.
+ */
+export function ensureBuilt(root: string, log: (line: string) => void): string {
+  const entry = join(root, 'dist/main.js');
+  const missing = !existsSync(entry);
+  if (missing || newestMtime(join(root, 'src')) > statSync(entry).mtimeMs) {
+    log(`dist/main.js is ${missing ? 'missing' : 'older than src/'}: running npm run build`);
+    execFileSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 2, 2] });
+    if (!existsSync(entry)) throw new Error('npm run build did not produce dist/main.js');
+  }
+  return entry;
+}
+
+/** VmRSS of a process in MB, or undefined once it is gone. */
+export function rssMb(pid: number): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
