@@ -156,16 +156,7 @@ const columns = (alias: string, names: string[], prefix: string) =>
   names.map((name) => `\`${alias}\`.\`${name}\` AS \`${prefix}${name}\``).join(', ');
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
-/**
- * A record with its translations, by IDs (recordsWithTranslations in
- * src/database/entity-rows.ts): the records and their translations, two
- * SELECTs side by side; run by `joined`, which gives the rows a LEFT JOIN would.
- */
-interface TranslatedSql {
-  records: string;
-  translations: string;
-}
-
+/** A record with its translations, by IDs, in one LEFT JOIN (recordsWithTranslations in src/database/entity-rows.ts). */
 function withTranslationsSql(
   table: string,
   recordColumns: string[],
@@ -173,13 +164,12 @@ function withTranslationsSql(
   translationColumns: string[],
   ownerColumn: string,
   n: number,
-): TranslatedSql {
-  return {
-    records: `SELECT ${columns('r', recordColumns, 'r_')} FROM \`${table}\` \`r\` WHERE \`r\`.\`id\` IN (${placeholders(n)})`,
-    translations:
-      `SELECT ${columns('t', translationColumns, 't_')} FROM \`${translationTable}\` \`t\` ` +
-      `WHERE \`t\`.\`${ownerColumn}\` IN (${placeholders(n)}) ORDER BY \`t\`.\`id\``,
-  };
+): string {
+  return (
+    `SELECT ${columns('r', recordColumns, 'r_')}, ${columns('t', translationColumns, 't_')} ` +
+    `FROM \`${table}\` r LEFT JOIN \`${translationTable}\` t ON t.\`${ownerColumn}\` = r.\`id\` ` +
+    `WHERE r.\`id\` IN (${placeholders(n)})`
+  );
 }
 
 const SQL = {
@@ -516,18 +506,7 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
   const rows = async (sql: string, params: unknown[], on: Pool | PoolConnection = pool) =>
     (await on.query<Row[]>(sql, params))[0];
 
-  /** Runs a TranslatedSql pair side by side and merges it into LEFT JOIN rows (record columns r_, translation t_). */
-  async function joined(sql: TranslatedSql, ids: number[], owner: string, on: Pool | PoolConnection = pool): Promise<Row[]> {
-    const [records, translations] = await Promise.all([rows(sql.records, ids, on), rows(sql.translations, ids, on)]);
-    const byOwner = new Map<number, Row[]>();
-    for (const translation of translations) {
-      const key = num(translation[`t_${owner}`]);
-      byOwner.set(key, [...(byOwner.get(key) ?? []), translation]);
-    }
-    return records.flatMap((record) =>
-      (byOwner.get(num(record.r_id)) ?? [{} as Row]).map((translation) => ({ ...record, ...translation }) as Row),
-    );
-  }
+
 
   /* CountCacheService.count */
   async function cachedCount(key: string, compute: () => Promise<number>): Promise<number> {
@@ -547,7 +526,7 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
 
   async function loadEvents(ids: number[], on: Pool | PoolConnection = pool): Promise<Map<number, Event>> {
     if (ids.length === 0) return new Map();
-    return eventsFromRows(await joined(SQL.events(ids.length), ids, 'event_id', on));
+    return eventsFromRows(await rows(SQL.events(ids.length), ids, on));
   }
 
   /* EventsService.linkRows: the term and organizer link rows of events, two reads in parallel. */
@@ -567,11 +546,11 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     const organizerIds = [...new Set(organizerLinks.map((link) => num(link.eo_organizer_id)))];
     const venueIds = [...new Set(events.flatMap((event) => (event.venueId ? [event.venueId] : [])))];
     const [terms, organizers, venues] = await Promise.all([
-      termIds.length ? joined(SQL.terms(termIds.length), termIds, 'term_id').then(termsFromRows) : new Map<number, Term>(),
+      termIds.length ? rows(SQL.terms(termIds.length), termIds).then(termsFromRows) : new Map<number, Term>(),
       organizerIds.length
-        ? joined(SQL.organizers(organizerIds.length), organizerIds, 'organizer_id').then(organizersFromRows)
+        ? rows(SQL.organizers(organizerIds.length), organizerIds).then(organizersFromRows)
         : new Map<number, Organizer>(),
-      venueIds.length ? joined(SQL.venues(venueIds.length), venueIds, 'venue_id').then(venuesFromRows) : new Map<number, Venue>(),
+      venueIds.length ? rows(SQL.venues(venueIds.length), venueIds).then(venuesFromRows) : new Map<number, Venue>(),
     ]);
     const termRecords = new Map<number, TermRecord>();
     for (const term of terms.values()) {

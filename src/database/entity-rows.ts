@@ -40,6 +40,14 @@ function shapeOf(manager: EntityManager, target: EntityTarget<ObjectLiteral>): R
   return shape;
 }
 
+function columnOf(shape: RowShape, property: string): ColumnMetadata {
+  const found = shape.metadata.findColumnWithPropertyPath(property);
+  if (!found) throw new Error(`${shape.metadata.name} has no column ${property}`);
+  return found;
+}
+
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
 /** Entities whose `property` is one of `values` (none for no values), optionally ordered by another property. */
 export async function rowsWhereIn<E extends ObjectLiteral>(
   manager: EntityManager,
@@ -50,57 +58,86 @@ export async function rowsWhereIn<E extends ObjectLiteral>(
 ): Promise<E[]> {
   if (values.length === 0) return [];
   const shape = shapeOf(manager, target);
-  const { driver } = manager.connection;
-  const column = (name: string) => {
-    const found = shape.metadata.findColumnWithPropertyPath(name);
-    if (!found) throw new Error(`${shape.metadata.name} has no column ${name}`);
-    return driver.escape(found.databaseName);
-  };
+  const escape = (name: string) =>
+    manager.connection.driver.escape(columnOf(shape, name).databaseName);
   const unique = [...new Set(values)];
   const sql =
-    `${shape.select} WHERE ${column(property)} IN (${unique.map(() => '?').join(', ')})` +
-    (orderBy ? ` ORDER BY ${column(orderBy)}` : '');
+    `${shape.select} WHERE ${escape(property)} IN (${placeholders(unique.length)})` +
+    (orderBy ? ` ORDER BY ${escape(orderBy)}` : '');
   const rows = await select(manager, sql, unique);
-  return rows.map((row) => hydrate(manager, shape, row) as E);
+  return rows.map((row) => hydrate(manager, shape, row, (column) => column.databaseName) as E);
+}
+
+interface TranslatedShape {
+  records: RowShape;
+  translations: RowShape;
+  /** `SELECT r.… AS r0…, t.… AS t0… FROM records r LEFT JOIN translations t ON …` */
+  select: string;
+}
+
+const translatedShapes = new WeakMap<EntityMetadata, TranslatedShape>();
+
+function translatedShapeOf(
+  manager: EntityManager,
+  target: EntityTarget<ObjectLiteral>,
+): TranslatedShape {
+  const metadata = manager.connection.getMetadata(target);
+  let shape = translatedShapes.get(metadata);
+  if (!shape) {
+    const relation = metadata.findRelationWithPropertyPath('translations');
+    const owner = relation?.inverseRelation?.joinColumns[0];
+    if (!relation || !owner) throw new Error(`${metadata.name} has no translations relation`);
+    const records = shapeOf(manager, target);
+    const translations = shapeOf(manager, relation.inverseEntityMetadata.target);
+    const escape = (name: string) => manager.connection.driver.escape(name);
+    const aliased = (alias: string, of: RowShape) =>
+      of.columns.map((c, i) => `${alias}.${escape(c.databaseName)} AS ${alias}${i}`).join(', ');
+    shape = {
+      records,
+      translations,
+      select:
+        `SELECT ${aliased('r', records)}, ${aliased('t', translations)} ` +
+        `FROM ${escape(metadata.tableName)} r LEFT JOIN ${escape(translations.metadata.tableName)} t ` +
+        `ON t.${escape(owner.databaseName)} = r.${escape(columnOf(records, 'id').databaseName)}`,
+    };
+    translatedShapes.set(metadata, shape);
+  }
+  return shape;
 }
 
 /**
- * Records by ID with their `translations` (a one-to-many relation), in two
- * queries side by side, keyed by ID. Every record is written with its texts,
- * so one found without any was deleted between the two reads: it is left out.
+ * Records by ID with their `translations` (a one-to-many relation), in one
+ * LEFT JOIN, keyed by ID. Every record is written with its texts, so one
+ * without any is not a record to show (404 for a single read).
  */
 export async function recordsWithTranslations<E extends ObjectLiteral & { id: number }>(
   manager: EntityManager,
   target: EntityTarget<E>,
   ids: readonly number[],
 ): Promise<Map<number, E>> {
-  if (ids.length === 0) return new Map();
-  const relation = manager.connection
-    .getMetadata(target)
-    .findRelationWithPropertyPath('translations');
-  const owner = relation?.inverseRelation?.joinColumns[0];
-  if (!relation || !owner) throw new Error('expected a translations relation');
-  const [records, translations] = await Promise.all([
-    rowsWhereIn(manager, target, 'id', ids),
-    rowsWhereIn<ObjectLiteral>(
-      manager,
-      relation.inverseEntityMetadata.target,
-      owner.propertyName,
-      ids,
-      'id',
-    ),
-  ]);
   const byId = new Map<number, E>();
-  for (const record of records) {
-    (record as ObjectLiteral).translations = [];
-    byId.set(record.id, record);
-  }
-  for (const translation of translations) {
-    const record = byId.get(translation[owner.propertyName] as number) as ObjectLiteral | undefined;
-    (record?.translations as ObjectLiteral[] | undefined)?.push(translation);
-  }
-  for (const [id, record] of byId) {
-    if ((record.translations as unknown[]).length === 0) byId.delete(id);
+  if (ids.length === 0) return byId;
+  const shape = translatedShapeOf(manager, target);
+  const unique = [...new Set(ids)];
+  const idColumn = manager.connection.driver.escape(columnOf(shape.records, 'id').databaseName);
+  const rows = await select(
+    manager,
+    `${shape.select} WHERE r.${idColumn} IN (${placeholders(unique.length)})`,
+    unique,
+  );
+  const recordId = `r${shape.records.columns.indexOf(columnOf(shape.records, 'id'))}`;
+  const translationId = `t${shape.translations.columns.indexOf(columnOf(shape.translations, 'id'))}`;
+  for (const row of rows) {
+    if (row[translationId] === null || row[translationId] === undefined) continue;
+    const translation = hydrate(manager, shape.translations, row, (_, i) => `t${i}`);
+    const id = Number(row[recordId]);
+    let record = byId.get(id) as ObjectLiteral | undefined;
+    if (!record) {
+      record = hydrate(manager, shape.records, row, (_, i) => `r${i}`);
+      record.translations = [];
+      byId.set(id, record as E);
+    }
+    (record.translations as ObjectLiteral[]).push(translation);
   }
   return byId;
 }
@@ -122,11 +159,16 @@ async function select(
   }
 }
 
-function hydrate(manager: EntityManager, shape: RowShape, row: ObjectLiteral): ObjectLiteral {
+function hydrate(
+  manager: EntityManager,
+  shape: RowShape,
+  row: ObjectLiteral,
+  key: (column: ColumnMetadata, index: number) => string,
+): ObjectLiteral {
   const { driver } = manager.connection;
   const entity = shape.metadata.create() as ObjectLiteral;
-  for (const column of shape.columns) {
-    entity[column.propertyName] = driver.prepareHydratedValue(row[column.databaseName], column);
-  }
+  shape.columns.forEach((column, index) => {
+    entity[column.propertyName] = driver.prepareHydratedValue(row[key(column, index)], column);
+  });
   return entity;
 }
