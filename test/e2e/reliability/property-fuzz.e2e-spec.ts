@@ -399,42 +399,30 @@ describe('property-based fuzzing', () => {
     // Something to refer to: small IDs name existing records of every kind.
     const admin = t.auth.administrator;
     for (let i = 1; i <= 3; i++) {
-      await t
-        .http()
-        .post(`${API}/venues`)
-        .set('Authorization', admin)
-        .send({ venue: `Zaal ${i}` })
-        .expect(201);
-      await t
-        .http()
-        .post(`${API}/organizers`)
-        .set('Authorization', admin)
-        .send({ organizer: `Org ${i}` })
-        .expect(201);
-      await t
-        .http()
-        .post(`${API}/categories`)
-        .set('Authorization', admin)
-        .send({ name: `Cat ${i}` })
-        .expect(201);
-      await t
-        .http()
-        .post(`${API}/tags`)
-        .set('Authorization', admin)
-        .send({ name: `Tag ${i}` })
-        .expect(201);
-      await t
-        .http()
-        .post(`${API}/events`)
-        .set('Authorization', admin)
-        .send({
-          title: `Event ${i}`,
-          start_date: '2030-01-01 10:00',
-          end_date: '2030-01-01 11:00',
-          categories: `Cat ${i}`,
-          tags: [`Tag ${i}`],
-        })
-        .expect(201);
+      const records: Array<[string, Record<string, unknown>]> = [
+        ['venues', { venue: `Zaal ${i}` }],
+        ['organizers', { organizer: `Org ${i}` }],
+        ['categories', { name: `Cat ${i}` }],
+        ['tags', { name: `Tag ${i}` }],
+        [
+          'events',
+          {
+            title: `Event ${i}`,
+            start_date: '2030-01-01 10:00',
+            end_date: '2030-01-01 11:00',
+            categories: `Cat ${i}`,
+            tags: [`Tag ${i}`],
+          },
+        ],
+      ];
+      for (const [collection, body] of records) {
+        await t
+          .http()
+          .post(`${API}/${collection}`)
+          .set('Authorization', admin)
+          .send(body)
+          .expect(201);
+      }
     }
   });
   afterAll(async () => {
