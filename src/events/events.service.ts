@@ -44,6 +44,8 @@ import { eventColumns } from './event-write';
 import { EventLinks, EventMapOptions, EventRecord, mapEvent } from './event.mapper';
 
 /** Default `geoloc_radius` in km (contract §5.1). */
+const DEFAULT_RADIUS_KM = 10;
+
 /** Up to this offset a list reads its page beside its total (see list). */
 const PARALLEL_PAGE_MAX_OFFSET = 10_000;
 
@@ -51,8 +53,6 @@ interface EventLinkRows {
   termLinks: EventTerm[];
   organizerLinks: EventOrganizer[];
 }
-
-const DEFAULT_RADIUS_KM = 10;
 
 /** Events (contract §2–§7): each flow looks up and authorises, writes, then maps. */
 @Injectable()

@@ -1,6 +1,6 @@
 import { FixedOffsetZone, IANAZone } from 'luxon';
 import { firstFreeSlug, toSlug } from '../../src/common/content/slugs';
-import { dateDetails, parseDateInput, parseZone, toWire } from '../../src/common/time/dates';
+import { parseDateInput, parseZone, toWire, wireDetails } from '../../src/common/time/dates';
 
 const amsterdam = IANAZone.create('Europe/Amsterdam');
 
@@ -56,7 +56,7 @@ describe('parseDateInput', () => {
   });
 
   it('details a date as zero-padded strings', () => {
-    expect(dateDetails(parseDateInput('2026-01-02 03:04:05', amsterdam)!)).toEqual({
+    expect(wireDetails(toWire(parseDateInput('2026-01-02 03:04:05', amsterdam)!))).toEqual({
       year: '2026',
       month: '01',
       day: '02',

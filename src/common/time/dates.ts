@@ -148,10 +148,6 @@ export function wireDetails(wire: string): DateDetails {
   };
 }
 
-export function dateDetails(dt: DateTime): DateDetails {
-  return wireDetails(toWire(dt));
-}
-
 /** Unix seconds (the storage form of every absolute instant) → DateTime in `zone`. */
 export function fromEpoch(seconds: number, zone: Zone | string = 'UTC'): DateTime {
   return DateTime.fromSeconds(seconds, {

@@ -264,6 +264,19 @@ const REQUIRED: Record<Kind, string[]> = {
 /** Documented list parameters (contract §5) for each resource. */
 const PAGE = ['page', 'per_page', 'language', 'context'];
 const CONTENT_LIST = [...PAGE, 'search', 'status', 'event', 'has_events', 'only_with_upcoming'];
+const TERM_LIST = [
+  ...PAGE,
+  'search',
+  'exclude',
+  'include',
+  'order',
+  'orderby',
+  'hide_empty',
+  'post',
+  'event',
+  'slug',
+];
+
 const LIST_PARAMS: Record<Kind, string[]> = {
   events: [
     ...PAGE,
@@ -292,31 +305,9 @@ const LIST_PARAMS: Record<Kind, string[]> = {
   ],
   venues: CONTENT_LIST,
   organizers: CONTENT_LIST,
-  categories: [
-    ...PAGE,
-    'search',
-    'exclude',
-    'include',
-    'order',
-    'orderby',
-    'hide_empty',
-    'post',
-    'event',
-    'slug',
-    'parent',
-  ],
-  tags: [
-    ...PAGE,
-    'search',
-    'exclude',
-    'include',
-    'order',
-    'orderby',
-    'hide_empty',
-    'post',
-    'event',
-    'slug',
-  ],
+  // Categories are hierarchical: tags take the same parameters but `parent`.
+  categories: [...TERM_LIST, 'parent'],
+  tags: TERM_LIST,
 };
 
 /**
