@@ -36,14 +36,14 @@ type OrganizerMapperModule = typeof import('../../src/organizers/organizer.mappe
 type TaxonomiesModule = typeof import('../../src/terms/taxonomies');
 type DateWindowModule = typeof import('../../src/events/date-window');
 type DatesModule = typeof import('../../src/common/time/dates');
-type SearchModule = typeof import('../../src/common/content/search');
+type SearchModule = typeof import('../../src/posts/search');
 type LanguageModule = typeof import('../../src/i18n/language');
 type PolicyModule = typeof import('../../src/auth/policy');
 type AuthUserModule = typeof import('../../src/auth/auth-user');
 type PasswordModule = typeof import('../../src/events/event-password');
 type EventWriteModule = typeof import('../../src/events/event-write');
-type ContentWriteModule = typeof import('../../src/common/content/content-write');
-type SlugsModule = typeof import('../../src/common/content/slugs');
+type ContentWriteModule = typeof import('../../src/posts/post-write');
+type SlugsModule = typeof import('../../src/posts/slugs');
 type InputParsingModule = typeof import('../../src/common/validation/input-parsing');
 type ListPageModule = typeof import('../../src/common/pagination/list-page');
 
@@ -58,7 +58,7 @@ type VenueRecord = import('../../src/venues/venue.mapper').VenueRecord;
 type OrganizerRecord = import('../../src/organizers/organizer.mapper').OrganizerRecord;
 type AuthUser = import('../../src/auth/auth-user').AuthUser;
 type Language = import('../../src/i18n/language').Language;
-type ContentMapOptions = import('../../src/common/content/content-record').ContentMapOptions;
+type ContentMapOptions = import('../../src/posts/content-record').ContentMapOptions;
 
 /** The pure functions the baseline shares with the service. */
 interface Code {
@@ -91,14 +91,14 @@ async function loadCode(root: string): Promise<Code> {
     taxonomies: await load('terms/taxonomies'),
     dateWindow: await load('events/date-window'),
     dates: await load('common/time/dates'),
-    search: await load('common/content/search'),
+    search: await load('posts/search'),
     language: await load('i18n/language'),
     policy: await load('auth/policy'),
     authUser: await load('auth/auth-user'),
     password: await load('events/event-password'),
     eventWrite: await load('events/event-write'),
-    contentWrite: await load('common/content/content-write'),
-    slugs: await load('common/content/slugs'),
+    contentWrite: await load('posts/post-write'),
+    slugs: await load('posts/slugs'),
     inputParsing: await load('common/validation/input-parsing'),
     listPage: await load('common/pagination/list-page'),
   };
@@ -570,8 +570,8 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
       withJsonLd: false,
       withTranslations: false,
     });
-    const venueOptions = contentOptions({ nameField: 'venue', collection: 'venues', permalinkPath: 'venue' });
-    const organizerOptions = contentOptions({ nameField: 'organizer', collection: 'organizers', permalinkPath: 'organizer' });
+    const venueOptions = contentOptions({ titleWire: 'venue', collection: 'venues', permalinkPath: 'venue' });
+    const organizerOptions = contentOptions({ titleWire: 'organizer', collection: 'organizers', permalinkPath: 'organizer' });
     const venueRecords = new Map([...venues].map(([id, v]) => [id, code.venueMapper.mapVenue(v, venueOptions)]));
     const organizerRecords = new Map(
       [...organizers].map(([id, o]) => [id, code.organizerMapper.mapOrganizer(o, organizerOptions)]),

@@ -1,6 +1,6 @@
 import { Brackets, EntityManager, SelectQueryBuilder } from 'typeorm';
-import { LIKE_ESCAPE, likeContains } from '../common/content/search';
-import { applyStatusScope, StatusScope } from '../common/content/visibility';
+import { LIKE_ESCAPE, likeContains } from '../posts/search';
+import { applyStatusScope, StatusScope } from '../posts/post-access';
 import { otherLanguage, type Language } from '../i18n/language';
 import { Venue } from '../venues/entities/venue.entity';
 import type { EventWindow } from './date-window';

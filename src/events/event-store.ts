@@ -1,10 +1,5 @@
 import { EntityManager, In } from 'typeorm';
-import type { ContentRef } from '../common/content/content-kind';
-import { freeSlug, toSlug } from '../common/content/slugs';
-import { applyTranslatedFields } from '../common/content/translations';
-import { ApiError } from '../common/errors/api-error';
-import { recordsWithTranslations } from '../database/entity-rows';
-import { otherLanguage, type Language } from '../i18n/language';
+import { loadPosts, PostTable } from '../posts/post-store';
 import { Term } from '../terms/entities/term.entity';
 import { CATEGORIES, TAGS, TaxonomyInfo } from '../terms/taxonomies';
 import { EventOrganizer } from './entities/event-organizer.entity';
@@ -25,92 +20,20 @@ export interface LinkChanges {
   tagIds: number[] | undefined;
 }
 
-/** The translated fields of a write. */
-export interface EventTextsInput {
-  title?: string;
-  description?: string;
-  excerpt?: string;
-  slug?: string;
-}
+/** Events as posts: their tables and the names their texts go by. */
+export const EVENTS: PostTable<Event, EventTranslation> = {
+  entity: Event,
+  translation: EventTranslation,
+  ownerKey: 'eventId',
+  titleField: 'title',
+  titleWire: 'title',
+  slugFallback: 'event',
+  notFound: 'rest-event-not-found',
+};
 
 /** Events with their translations by ID, in two queries side by side. */
-export async function loadEvents(
-  manager: EntityManager,
-  ids: number[],
-): Promise<Map<number, Event>> {
-  return recordsWithTranslations(manager, Event, ids);
-}
-
-/**
- * The ID of the event a path names; 0 when no event has the slug. A slug is
- * looked up in the request's language first, then in the other (contract §2).
- */
-export async function findEventId(
-  manager: EntityManager,
-  ref: ContentRef,
-  language: Language,
-): Promise<number> {
-  if ('id' in ref) return ref.id;
-  if (ref.slug === '') return 0;
-  for (const candidate of [language, otherLanguage(language)]) {
-    const row = await manager.findOne(EventTranslation, {
-      where: { language: candidate, slug: ref.slug },
-      select: { id: true, eventId: true },
-    });
-    if (row) return row.eventId;
-  }
-  return 0;
-}
-
-/** The event a path names, with its translations, or 404. */
-export async function findEventOrFail(
-  manager: EntityManager,
-  ref: ContentRef,
-  language: Language,
-): Promise<Event> {
-  const id = await findEventId(manager, ref, language);
-  const event = id ? (await loadEvents(manager, [id])).get(id) : undefined;
-  if (!event || event.translations.length === 0) throw new ApiError('rest-event-not-found');
-  return event;
-}
-
-/**
- * Applies the texts of a write to the translation in `language` (adding it
- * when new; then the title is required) and gives it a free slug when the
- * write sent one or the translation is new.
- */
-export async function writeEventTexts(
-  manager: EntityManager,
-  event: Event,
-  texts: EventTextsInput,
-  language: Language,
-): Promise<void> {
-  const isNew = !event.translations.some((t) => t.language === language);
-  const translation = applyTranslatedFields(
-    event.translations,
-    language,
-    {
-      title: texts.title,
-      description: texts.description,
-      excerpt: texts.excerpt,
-      slug: texts.slug,
-    },
-    { field: 'title', wireName: 'title' },
-    () => manager.create(EventTranslation, { eventId: event.id, description: null, excerpt: null }),
-  );
-  if (!translation) return;
-  if (texts.slug !== undefined || isNew) {
-    const base = toSlug(texts.slug || translation.title, 'event');
-    translation.slug = await freeSlug(
-      manager,
-      EventTranslation,
-      'eventId',
-      { language },
-      base,
-      event.id,
-    );
-  }
-  await manager.save(EventTranslation, translation);
+export function loadEvents(manager: EntityManager, ids: number[]): Promise<Map<number, Event>> {
+  return loadPosts(manager, EVENTS, ids);
 }
 
 /**

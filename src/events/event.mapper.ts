@@ -1,12 +1,12 @@
 import { postalAddress } from '../venues/venue.mapper';
 import { DateTime, FixedOffsetZone } from 'luxon';
-import { withoutEmptyStrings } from '../common/content/content-record';
 import {
   globalId,
   imageField,
   permalink,
   publicationFields,
-} from '../common/content/record-fields';
+  withoutEmptyStrings,
+} from '../posts/post-fields';
 import { fromEpoch, parseZone, utcWire, wireDetails, zoneWire } from '../common/time/dates';
 import type { Language } from '../i18n/language';
 import { TEXT } from '../i18n/messages';

@@ -12,8 +12,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { DeleteQueryDto } from '../common/content/content.dto';
-import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto';
+import { LanguageQueryDto } from '../common/dto/language-query.dto';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
@@ -50,7 +49,7 @@ export class EventsController {
   @ApiOperation({ summary: 'Read an event by slug' })
   getBySlug(
     @Param('slug', SlugParamPipe) slug: string,
-    @Query() query: ViewQueryDto,
+    @Query() query: ReadEventQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.events.get({ slug }, ctx, query);
@@ -98,7 +97,7 @@ export class EventsController {
   @ApiOperation({ summary: 'Trash an event by slug, or delete it for good with force=true' })
   removeBySlug(
     @Param('slug', SlugParamPipe) slug: string,
-    @Query() query: DeleteQueryDto,
+    @Query() query: DeleteEventQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.events.remove({ slug }, query.force, ctx);

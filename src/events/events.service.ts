@@ -4,11 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DateTime, FixedOffsetZone } from 'luxon';
 import { DataSource, EntityManager } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
-import type { ContentRef } from '../common/content/content-kind';
 import { CountCacheService } from '../common/cache/count-cache.service';
-import { assertCanCreate, postColumns } from '../common/content/content-write';
-import { searchWords } from '../common/content/search';
-import { assertCanEdit, assertCanSee, listStatusScope } from '../common/content/visibility';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { assertPageExists, ListPage, pageWindow } from '../common/pagination/list-page';
@@ -21,6 +17,17 @@ import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import { adjustTermCounts, countedTermsOf, lockTermsForCount } from '../terms/term-counts';
 import { TermsService } from '../terms/terms.service';
 import { VenuesService } from '../venues/venues.service';
+import {
+  assertCanCreate,
+  assertCanEdit,
+  assertCanSee,
+  assertVisibleFilter,
+  editContext,
+  listStatusScope,
+} from '../posts/post-access';
+import { findPostId, findPostOrFail, PostRef, writePostTexts } from '../posts/post-store';
+import { postColumns } from '../posts/post-write';
+import { searchWords } from '../posts/search';
 import { eventWindow } from './date-window';
 import { CreateEventDto } from './dto/create-event.dto';
 import { ListEventsQueryDto } from './dto/list-events.query.dto';
@@ -32,13 +39,11 @@ import { EventListFilters, eventListQuery, orderEvents } from './event-list-quer
 import { passwordKey, passwordMatches } from './event-password';
 import {
   deleteEvent,
-  findEventId,
-  findEventOrFail,
+  EVENTS,
   LinkChanges,
   loadEvents,
   lockEventRow,
   writeEventLinks,
-  writeEventTexts,
 } from './event-store';
 import { eventColumns } from './event-write';
 import { EventLinks, EventMapOptions, EventRecord, mapEvent } from './event.mapper';
@@ -125,16 +130,16 @@ export class EventsService {
    * see or a protected one without its password, else the record with JSON-LD.
    */
   async get(
-    ref: ContentRef,
+    ref: PostRef,
     ctx: RequestContext,
     options: { context?: 'view' | 'edit'; password?: string },
   ): Promise<EventRecord> {
     const edit = editContext(options.context, ctx);
     const manager = this.dataSource.manager;
-    const id = await findEventId(manager, ref, ctx.language);
+    const id = await findPostId(manager, EVENTS, ref, ctx.language);
     // The link rows need only the ID: read beside the event (and dropped if it may not be shown).
     const [event, linkRows] = await Promise.all([
-      findEventOrFail(manager, { id }, ctx.language),
+      findPostOrFail(manager, EVENTS, { id }, ctx.language),
       this.linkRows(id ? [id] : []),
     ]);
     assertCanSee(ctx.user, event, {
@@ -168,7 +173,7 @@ export class EventsService {
         manager.create(Event, { ...columns, venueId: links.venueId ?? null, parentId }),
       );
       event.translations = [];
-      await writeEventTexts(manager, event, input, ctx.language);
+      await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await writeEventLinks(manager, event.id, links, true);
       await adjustTermCounts(manager, [], await countedTermsOf(manager, event.id));
       return event.id;
@@ -181,14 +186,14 @@ export class EventsService {
    * failing part leaves the event as it was. Fields left out keep their
    * values; sending `status` restores a trashed event.
    */
-  async update(ref: ContentRef, input: UpdateEventDto, ctx: RequestContext): Promise<EventRecord> {
-    const current = await findEventOrFail(this.dataSource.manager, ref, ctx.language);
+  async update(ref: PostRef, input: UpdateEventDto, ctx: RequestContext): Promise<EventRecord> {
+    const current = await findPostOrFail(this.dataSource.manager, EVENTS, ref, ctx.language);
     assertCanEdit(ctx.user, current);
     const post = postColumns(input, ctx, this.config.siteTimezone, false);
     await writeTransaction(this.dataSource, async (manager) => {
       await lockEventRow(manager, current.id);
       // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
-      const event = await findEventOrFail(manager, { id: current.id }, ctx.language);
+      const event = await findPostOrFail(manager, EVENTS, { id: current.id }, ctx.language);
       const counted = await countedTermsOf(manager, event.id);
       const columns = { ...eventColumns(input, event, this.writeSettings), ...post };
       const links = await this.resolveLinks(manager, input, ctx);
@@ -200,7 +205,7 @@ export class EventsService {
       const parentId = await this.resolveParent(manager, input.post_parent, event.id);
       if (links.venueId !== undefined) columns.venueId = links.venueId;
       if (parentId !== undefined) columns.parentId = parentId;
-      await writeEventTexts(manager, event, input, ctx.language);
+      await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await manager.update(Event, event.id, columns);
       await writeEventLinks(manager, event.id, links);
       await adjustTermCounts(manager, counted, await countedTermsOf(manager, event.id));
@@ -213,11 +218,11 @@ export class EventsService {
    * (editors+), delete for good and answer the record as it was.
    */
   async remove(
-    ref: ContentRef,
+    ref: PostRef,
     force: boolean | undefined,
     ctx: RequestContext,
   ): Promise<EventRecord> {
-    const event = await findEventOrFail(this.dataSource.manager, ref, ctx.language);
+    const event = await findPostOrFail(this.dataSource.manager, EVENTS, ref, ctx.language);
     assertCanEdit(ctx.user, event);
     if (force && !AccessPolicy.canForceDelete(ctx.user)) throw ApiError.forbidden();
     if (!force && event.status === 'trash') throw new ApiError('event-is-in-trash');
@@ -260,7 +265,15 @@ export class EventsService {
     await assertAllFound('organizer', query.organizer, (ids) =>
       this.organizers.recordsByIds(ids, ctx),
     );
-    if (query.post_parent !== undefined) await this.assertVisible(query.post_parent, ctx);
+    if (query.post_parent !== undefined) {
+      await assertVisibleFilter(
+        this.dataSource.manager,
+        Event,
+        query.post_parent,
+        ctx.user,
+        'post_parent',
+      );
+    }
     const words = searchWords(query.search ?? '');
     const siteZone = parseZone(this.config.siteTimezone) ?? FixedOffsetZone.utcInstance;
     return {
@@ -285,16 +298,6 @@ export class EventsService {
             }
           : undefined,
     };
-  }
-
-  /** `post_parent` of a list: an event the caller may see (else 400). */
-  private async assertVisible(id: number, ctx: RequestContext): Promise<void> {
-    const event = await this.dataSource.manager.findOne(Event, {
-      where: { id },
-      select: { id: true, authorId: true, status: true },
-    });
-    if (!event || !AccessPolicy.canSeeItem(ctx.user, event))
-      throw ApiError.invalid('post_parent', 'notFound');
   }
 
   /** Protected, and the caller neither may edit it nor sent its password. */
@@ -339,7 +342,7 @@ export class EventsService {
   }
 
   private async reload(id: number, ctx: RequestContext): Promise<EventRecord> {
-    const event = await findEventOrFail(this.dataSource.manager, { id }, ctx.language);
+    const event = await findPostOrFail(this.dataSource.manager, EVENTS, { id }, ctx.language);
     const [record] = await this.mapEvents([event], ctx, () => ({}));
     return record;
   }
@@ -430,13 +433,6 @@ export class EventsService {
       }),
     );
   }
-}
-
-/** `context=edit` needs a caller (401); whether they may edit is checked per event. */
-function editContext(context: 'view' | 'edit' | undefined, ctx: RequestContext): boolean {
-  if (context !== 'edit') return false;
-  if (!ctx.user) throw ApiError.unauthorized();
-  return true;
 }
 
 /** Two parameters that only work together: one without the other is 400. */

@@ -3,8 +3,8 @@ import {
   ContentParts,
   contentRecord,
   jsonLdBase,
-  withoutEmptyStrings,
-} from '../common/content/content-record';
+} from '../posts/content-record';
+import { withoutEmptyStrings } from '../posts/post-fields';
 import { OrganizerRecordDto } from './dto/organizer-record.dto';
 import { Organizer } from './entities/organizer.entity';
 

@@ -1,4 +1,4 @@
-import { permalink } from '../common/content/record-fields';
+import { permalink } from '../posts/post-fields';
 import type { Language } from '../i18n/language';
 import { languagesOf, pickTranslation, translationsOf } from '../i18n/translation';
 import { TermTranslation } from './entities/term-translation.entity';

@@ -3,8 +3,8 @@ import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, EntityManager, In } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
-import { freeSlug, toSlug } from '../common/content/slugs';
-import { applyTranslatedFields } from '../common/content/translations';
+import { freeSlug, toSlug } from '../posts/slugs';
+import { applyTranslatedFields } from '../posts/translations';
 import { ApiError } from '../common/errors/api-error';
 import { writeTransaction } from '../database/write-transaction';
 import { recordsWithTranslations } from '../database/entity-rows';
@@ -13,12 +13,13 @@ import { MAX_LIST_ITEMS } from '../common/validation/decorators';
 import { parseId, parseList } from '../common/validation/input-parsing';
 import type { RequestContext } from '../common/http/request-context';
 import { ListPage, pageWindow } from '../common/pagination/list-page';
-import { likeContains, LIKE_ESCAPE } from '../common/content/search';
+import { likeContains, LIKE_ESCAPE } from '../posts/search';
 import { nowEpoch } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
 import { Event } from '../events/entities/event.entity';
 import { EventTerm } from '../events/entities/event-term.entity';
 import { otherLanguage } from '../i18n/language';
+import { assertVisibleFilter, editContext } from '../posts/post-access';
 import { TermTranslation } from './entities/term-translation.entity';
 import { Term } from './entities/term.entity';
 import { TermListQueryDto } from './dto/term-list.query.dto';
@@ -58,8 +59,10 @@ export class TermsService {
     await this.assertTermsExist(info, 'exclude', query.exclude);
     if (query.parent !== undefined) await this.assertTermsExist(info, 'parent', [query.parent]);
     const eventId = query.event ?? query.post;
-    if (eventId !== undefined)
-      await this.assertEventVisible(eventId, query.event !== undefined ? 'event' : 'post', ctx);
+    if (eventId !== undefined) {
+      const parameter = query.event !== undefined ? 'event' : 'post';
+      await assertVisibleFilter(this.dataSource.manager, Event, eventId, ctx.user, parameter);
+    }
 
     const window = pageWindow(query, this.config.maxPerPage);
     const qb = this.listQuery(info, query, ctx, eventId);
@@ -478,8 +481,7 @@ export class TermsService {
     context: 'view' | 'edit' | undefined,
     ctx: RequestContext,
   ): boolean {
-    if (context !== 'edit') return false;
-    if (!ctx.user) throw ApiError.unauthorized();
+    if (!editContext(context, ctx)) return false;
     this.assertCanManage(info, ctx);
     return true;
   }
@@ -494,18 +496,6 @@ export class TermsService {
       .getRepository(Term)
       .count({ where: { id: In([...new Set(ids)]), taxonomy: info.taxonomy } });
     if (found !== new Set(ids).size) throw ApiError.invalid(name, 'notFound');
-  }
-
-  private async assertEventVisible(
-    eventId: number,
-    name: string,
-    ctx: RequestContext,
-  ): Promise<void> {
-    const event = await this.dataSource
-      .getRepository(Event)
-      .findOne({ where: { id: eventId }, select: { id: true, authorId: true, status: true } });
-    if (!event || !AccessPolicy.canSeeItem(ctx.user, event))
-      throw ApiError.invalid(name, 'notFound');
   }
 
   /** Categories only: an existing category, not the term itself nor one of its descendants. */

@@ -3,8 +3,8 @@ import {
   ContentParts,
   contentRecord,
   jsonLdBase,
-  withoutEmptyStrings,
-} from '../common/content/content-record';
+} from '../posts/content-record';
+import { withoutEmptyStrings } from '../posts/post-fields';
 import { VenueRecordDto } from './dto/venue-record.dto';
 import { Venue } from './entities/venue.entity';
 

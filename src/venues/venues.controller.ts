@@ -12,7 +12,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { DeleteQueryDto } from '../common/content/content.dto';
+import { DeleteQueryDto } from '../posts/dto/post-query.dto';
 import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';

@@ -2,45 +2,30 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { ContentKind, ContentRef } from '../common/content/content-kind';
-import {
-  ContentEnv,
-  contentRecordsByIds,
-  createContent,
-  listContent,
-  readContent,
-  removeContent,
-  updateContent,
-} from '../common/content/content-operations';
-import { assertUsable } from '../common/content/content-store';
-import { ContentWrite, contentWrite, emptyToNull } from '../common/content/content-write';
-import {
-  InlineSpec,
-  isUnlinkValue,
-  parseReference,
-  resolveInline,
-} from '../common/content/inline-content';
-import type { RequestContext } from '../common/http/request-context';
-import type { ListPage } from '../common/pagination/list-page';
 import { appConfig } from '../config/app.config';
 import { Event } from '../events/entities/event.entity';
+import { CONTENT_TITLE, ContentKind, contentWrite, emptyToNull } from '../posts/content-kind';
+import { ContentService } from '../posts/content.service';
+import { isUnlinkValue, parseReference } from '../posts/inline-content';
+import type { RequestContext } from '../common/http/request-context';
 import { CreateVenueDto } from './dto/create-venue.dto';
-import { ListVenuesQueryDto } from './dto/list-venues.query.dto';
 import { UpdateVenueDto } from './dto/update-venue.dto';
 import { VenueTranslation } from './entities/venue-translation.entity';
 import { Venue } from './entities/venue.entity';
 import { mapVenue, VenueRecord } from './venue.mapper';
 
-/** Venues for the shared content functions; events point at them with `events.venue_id`. */
-const VENUES: ContentKind<Venue, VenueTranslation, VenueRecord> = {
+/** Venues as a content kind; events point at them with `events.venue_id`. */
+const VENUES: ContentKind<Venue, VenueTranslation, VenueRecord, UpdateVenueDto> = {
   entity: Venue,
   translation: VenueTranslation,
   ownerKey: 'venueId',
-  nameField: 'venue',
+  ...CONTENT_TITLE,
+  titleWire: 'venue',
+  slugFallback: 'venue',
   collection: 'venues',
   permalinkPath: 'venue',
+  notFound: 'rest-venue-not-found',
   errors: {
-    notFound: 'rest-venue-not-found',
     notAccessible: 'venue-not-accessible',
     inTrash: 'venue-is-in-trash',
     pageNotFound: 'venue-archive-page-not-found',
@@ -51,70 +36,40 @@ const VENUES: ContentKind<Venue, VenueTranslation, VenueRecord> = {
   unlinkEvents: async (manager, id) => {
     await manager.update(Event, { venueId: id }, { venueId: null });
   },
+  write: (input) =>
+    contentWrite<Venue>(input, input.venue, {
+      address: emptyToNull(input.address),
+      city: emptyToNull(input.city),
+      country: emptyToNull(input.country),
+      province: emptyToNull(input.province),
+      state: emptyToNull(input.state),
+      zip: emptyToNull(input.zip),
+      phone: emptyToNull(input.phone),
+      website: emptyToNull(input.website),
+      stateprovince: emptyToNull(input.stateprovince),
+      geoLat: input.geo_lat,
+      geoLng: input.geo_lng,
+      showMap: input.show_map,
+      showMapLink: input.show_map_link,
+    }),
+  // Inline venues of event bodies are reused on the same name (any language), address and city.
+  inline: { dto: CreateVenueDto, matchOn: ['address', 'city'] },
   map: mapVenue,
 };
 
-function venueWrite(input: UpdateVenueDto): ContentWrite<Venue> {
-  return contentWrite<Venue>(input, input.venue, {
-    address: emptyToNull(input.address),
-    city: emptyToNull(input.city),
-    country: emptyToNull(input.country),
-    province: emptyToNull(input.province),
-    state: emptyToNull(input.state),
-    zip: emptyToNull(input.zip),
-    phone: emptyToNull(input.phone),
-    website: emptyToNull(input.website),
-    stateprovince: emptyToNull(input.stateprovince),
-    geoLat: input.geo_lat,
-    geoLng: input.geo_lng,
-    showMap: input.show_map,
-    showMapLink: input.show_map_link,
-  });
-}
-
-/** Inline venues of event bodies: reused on the same name (any language), address and city. */
-const INLINE_VENUE: InlineSpec<Venue, CreateVenueDto> = {
-  dto: CreateVenueDto,
-  name: 'venue',
-  toWrite: venueWrite,
-  matchOn: ['address', 'city'],
-};
-
-/** Venues (contract §2–§7), composed from the shared content functions. */
+/** Venues (contract §2–§7): the shared content flows with the venue kind, and the event `venue` input. */
 @Injectable()
-export class VenuesService {
-  private readonly env: ContentEnv;
-
+export class VenuesService extends ContentService<
+  Venue,
+  VenueTranslation,
+  VenueRecord,
+  UpdateVenueDto
+> {
   constructor(
     @InjectDataSource() dataSource: DataSource,
     @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
   ) {
-    this.env = { dataSource, config };
-  }
-
-  list(query: ListVenuesQueryDto, ctx: RequestContext): Promise<ListPage<VenueRecord>> {
-    return listContent(this.env, VENUES, query, ctx);
-  }
-
-  get(ref: ContentRef, ctx: RequestContext, context?: 'view' | 'edit'): Promise<VenueRecord> {
-    return readContent(this.env, VENUES, ref, ctx, context);
-  }
-
-  create(input: CreateVenueDto, ctx: RequestContext): Promise<VenueRecord> {
-    return createContent(this.env, VENUES, venueWrite(input), ctx);
-  }
-
-  update(ref: ContentRef, input: UpdateVenueDto, ctx: RequestContext): Promise<VenueRecord> {
-    return updateContent(this.env, VENUES, ref, venueWrite(input), ctx);
-  }
-
-  remove(ref: ContentRef, force: boolean | undefined, ctx: RequestContext): Promise<VenueRecord> {
-    return removeContent(this.env, VENUES, ref, force, ctx);
-  }
-
-  /** Venue records for events, in ctx.language with fallback; no JSON-LD or translations. */
-  recordsByIds(ids: number[], ctx: RequestContext): Promise<Map<number, VenueRecord>> {
-    return contentRecordsByIds(this.env, VENUES, ids, ctx);
+    super(dataSource, config, VENUES);
   }
 
   /**
@@ -132,10 +87,8 @@ export class VenuesService {
     if (input === undefined) return undefined;
     if (isUnlinkValue(input)) return null;
     const ref = parseReference(input, 'venue');
-    if (typeof ref !== 'number') {
-      return resolveInline(this.env, VENUES, INLINE_VENUE, manager, ref, ctx);
-    }
-    await assertUsable(manager, VENUES, [ref], 'venue');
+    if (typeof ref !== 'number') return this.resolveInline(manager, ref, ctx);
+    await this.assertUsable(manager, [ref]);
     return ref;
   }
 }

@@ -860,6 +860,17 @@ describe('events', () => {
       );
     });
 
+    it('opens by slug with the right password, as by ID', async () => {
+      const created = await api.create({ ...JAZZ, password: 'geheim' }).expect(201);
+      for (const query of ['', '?password=fout']) {
+        expect(
+          (await api.get(`/events/by-slug/jazz-in-het-park${query}`).expect(403)).body,
+        ).toEqual(errorBody('event-password-protected', 403));
+      }
+      const open = await api.get('/events/by-slug/jazz-in-het-park?password=geheim').expect(200);
+      expect(open.body).toEqual({ ...created.body, json_ld: expect.any(Object) });
+    });
+
     it('removes the protection with ""', async () => {
       await api.create({ ...JAZZ, password: 'geheim' }).expect(201);
       expect((await api.update(1, { password: '' }).expect(200)).body.password_protected).toBe(

@@ -15,13 +15,27 @@ describe('null for fields that cannot be empty', () => {
     [
       'venues',
       { venue: 'V' },
-      ['status', 'author', 'show_map', 'show_map_link', 'date', 'date_utc'],
+      [
+        'status',
+        'author',
+        'show_map',
+        'show_map_link',
+        'date',
+        'date_utc',
+        'description',
+        'excerpt',
+        'slug',
+      ],
     ],
-    ['organizers', { organizer: 'O' }, ['status', 'author', 'date', 'date_utc']],
+    [
+      'organizers',
+      { organizer: 'O' },
+      ['status', 'author', 'date', 'date_utc', 'description', 'excerpt', 'slug'],
+    ],
     [
       'events',
       { title: 'E', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00' },
-      ['status', 'author', 'all_day', 'featured', 'timezone'],
+      ['status', 'author', 'all_day', 'featured', 'timezone', 'description', 'excerpt', 'slug'],
     ],
   ])('%s: create and update answer 400 and change nothing', async (kind, body, fields) => {
     const created = await t

@@ -1,7 +1,7 @@
 import { eventRows } from '../../scripts/seed/generators/events';
 import { makePlan, SeedPlan } from '../../scripts/seed/plan';
 import { emptyTables, nonEmptyTables, seedDatabase, SeedResult } from '../../scripts/seed/seed-database';
-import { toSlug } from '../../src/common/content/slugs';
+import { toSlug } from '../../src/posts/slugs';
 import { resolveEventTimes } from '../../src/events/event-times';
 import { API, createTestApp, TEST_SECRET, TestApp } from './helpers/test-app';
 

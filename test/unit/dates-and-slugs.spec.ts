@@ -1,5 +1,5 @@
 import { FixedOffsetZone, IANAZone } from 'luxon';
-import { firstFreeSlug, toSlug } from '../../src/common/content/slugs';
+import { firstFreeSlug, toSlug } from '../../src/posts/slugs';
 import { parseDateInput, parseZone, toWire, wireDetails } from '../../src/common/time/dates';
 
 const amsterdam = IANAZone.create('Europe/Amsterdam');

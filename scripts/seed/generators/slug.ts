@@ -1,4 +1,4 @@
-import { toSlug } from '../../../src/common/content/slugs';
+import { toSlug } from '../../../src/posts/slugs';
 
 /*
  * toSlug (the service's slug rule) word by word: slugify maps each character

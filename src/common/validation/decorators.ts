@@ -2,7 +2,10 @@ import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsInt,
+  IsNumber,
+  IsString,
   Max,
+  MaxLength,
   Min,
   ValidateBy,
   ValidateIf,
@@ -102,4 +105,34 @@ export function IsHttpUrl(options?: ValidationOptions): PropertyDecorator {
     },
     options,
   );
+}
+
+/** Surrounding blanks removed, so a blank name is an empty one. */
+export const ToTrimmed = () =>
+  Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
+
+/** A decimal, with `""` read as null (clears the value). */
+export const ToNullableDecimal = () =>
+  Transform(({ value }: { value: unknown }) =>
+    value === '' ? null : (parseDecimal(value) ?? value),
+  );
+
+/** `""` skips the following checks: it clears an optional field. */
+export const AllowEmptyString = () => ValidateIf((_object, value) => value !== '');
+
+/** A string of at most `max` characters; the type is checked first (a number is "not a string"). */
+export function IsText(max: number, options?: ValidationOptions): PropertyDecorator {
+  return (target, key) => {
+    IsString(options)(target, key);
+    MaxLength(max, options)(target, key);
+  };
+}
+
+/** A number within ±limit; the type is checked first, so `"north"` is reported as not a number. */
+export function IsWithin(limit: number, options?: ValidationOptions): PropertyDecorator {
+  return (target, key) => {
+    IsNumber({}, options)(target, key);
+    Min(-limit, options)(target, key);
+    Max(limit, options)(target, key);
+  };
 }

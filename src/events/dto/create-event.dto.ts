@@ -3,7 +3,6 @@ import {
   Allow,
   IsBoolean,
   IsDefined,
-  IsIn,
   IsInt,
   IsNotEmpty,
   Max,
@@ -11,24 +10,19 @@ import {
   ValidateBy,
   ValidationOptions,
 } from 'class-validator';
-import type { PostStatus } from '../../auth/policy';
 import {
   AllowEmptyString,
-  IsImageInput,
-  IsText,
-  ToTrimmed,
-  WRITABLE_STATUSES,
-} from '../../common/content/content.dto';
-import {
   IsDateInput,
   IsHttpUrl,
-  IsId,
   IsOmittable,
+  IsText,
   IsTimezone,
   ToBoolean,
   ToInteger,
+  ToTrimmed,
 } from '../../common/validation/decorators';
 import { MAX_ID } from '../../common/validation/input-parsing';
+import { DATE_INPUT, PostWriteDto } from '../../posts/dto/post-write.dto';
 import { costStrings } from '../cost';
 
 /** A cost: a string or number, or an array of them, each with an amount or the word for free. */
@@ -39,9 +33,6 @@ function IsCostInput(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-/** A date as text or unix seconds (contract §1). */
-const DATE_INPUT = { oneOf: [{ type: 'string' }, { type: 'integer' }] };
-
 const ID_OR_NAME_LIST = {
   oneOf: [
     { type: 'array', items: { oneOf: [{ type: 'integer' }, { type: 'string' }] } },
@@ -50,52 +41,14 @@ const ID_OR_NAME_LIST = {
   ],
 };
 
-/** Writable fields of an event (contract §6). */
-export class CreateEventDto {
-  /** Author's user ID; only editors and administrators may name someone else. */
-  @IsOmittable()
-  @ToInteger()
-  @IsId()
-  author?: number;
-
-  /** Publication date, read in SITE_TIMEZONE; default now. */
-  @IsOmittable()
-  @IsDateInput()
-  @ApiProperty({ required: false, ...DATE_INPUT })
-  date?: string | number;
-
-  /** Publication date in UTC; wins over `date`. */
-  @IsOmittable()
-  @IsDateInput()
-  @ApiProperty({ required: false, ...DATE_INPUT })
-  date_utc?: string | number;
-
+/** Writable fields of an event (contract §6): the post fields, the title and the event's own. */
+export class CreateEventDto extends PostWriteDto {
   /** The event's title, in the request's language. */
   @IsDefined()
   @ToTrimmed()
   @IsNotEmpty()
   @IsText(200)
   title: string;
-
-  /** Description (may hold HTML), in the request's language. */
-  @IsOmittable()
-  @IsText(100000)
-  description?: string;
-
-  /** URL slug in the request's language; generated from the title when left out. */
-  @IsOmittable()
-  @IsText(200)
-  slug?: string;
-
-  /** Short summary, in the request's language. */
-  @IsOmittable()
-  @IsText(1000)
-  excerpt?: string;
-
-  /** Status; a contributor's `publish` or `future` becomes `pending`. */
-  @IsOmittable()
-  @IsIn(WRITABLE_STATUSES)
-  status?: PostStatus;
 
   /** IANA time zone or `UTC±H[:MM]`; default SITE_TIMEZONE. A new zone re-interprets the times. */
   @IsOmittable()
@@ -119,11 +72,6 @@ export class CreateEventDto {
   @IsDateInput()
   @ApiProperty({ required: true, ...DATE_INPUT })
   end_date: string | number;
-
-  /** Image: an absolute http(s) URL or a media ID; `""` or 0 removes it. */
-  @IsOmittable()
-  @IsImageInput()
-  image?: string | number;
 
   /** Cost: a string such as `"€10"`, `"10 - 20"` or `"5,50"`, or an array of them; `""` clears it. */
   @IsOmittable()

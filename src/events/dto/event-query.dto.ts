@@ -1,5 +1,6 @@
 import { IsOptional } from 'class-validator';
-import { DeleteQueryDto, IsText } from '../../common/content/content.dto';
+import { IsText } from '../../common/validation/decorators';
+import { DeleteQueryDto } from '../../posts/dto/post-query.dto';
 import { ViewQueryDto } from '../../common/dto/language-query.dto';
 
 /** `GET /events/:id` parameters. */

@@ -1,6 +1,4 @@
-import { PickType } from '@nestjs/swagger';
 import { ArrayMaxSize, IsBoolean, IsNumber, IsOptional, IsPositive, Max } from 'class-validator';
-import { ContentListQueryDto, IsText, IsWithin } from '../../common/content/content.dto';
 import {
   IsDateInput,
   IsId,
@@ -11,19 +9,16 @@ import {
   ToIdList,
   ToInteger,
   ToStringList,
+  IsText,
+  IsWithin,
 } from '../../common/validation/decorators';
+import { PostListQueryDto } from '../../posts/dto/post-query.dto';
 
 /** Half the Earth's circumference: every point lies within it. */
 const MAX_RADIUS_KM = 20038;
 
 /** `GET /events` parameters (contract §5, §5.1). */
-export class ListEventsQueryDto extends PickType(ContentListQueryDto, [
-  'page',
-  'per_page',
-  'language',
-  'context',
-  'status',
-] as const) {
+export class ListEventsQueryDto extends PostListQueryDto {
   /** Events starting on or after this date; default yesterday 00:00:00 (SITE_TIMEZONE). */
   @IsOptional()
   @IsDateInput()

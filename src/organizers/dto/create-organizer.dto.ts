@@ -1,10 +1,6 @@
 import { IsDefined, IsEmail, IsNotEmpty, IsOptional } from 'class-validator';
-import {
-  AllowEmptyString,
-  ContentWriteDto,
-  IsText,
-  ToTrimmed,
-} from '../../common/content/content.dto';
+import { AllowEmptyString, IsText, ToTrimmed } from '../../common/validation/decorators';
+import { ContentWriteDto } from '../../posts/dto/content.dto';
 
 /** Writable fields of an organizer (contract §6). */
 export class CreateOrganizerDto extends ContentWriteDto {

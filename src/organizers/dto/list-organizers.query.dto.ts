@@ -1,4 +1,4 @@
-import { ContentListQueryDto } from '../../common/content/content.dto';
+import { ContentListQueryDto } from '../../posts/dto/content.dto';
 
 /** `GET /organizers` parameters (contract §5, §5.2). */
 export class ListOrganizersQueryDto extends ContentListQueryDto {}

@@ -1,4 +1,4 @@
-import { ContentRecordDto } from '../../common/content/dto/content-record.dto';
+import { ContentRecordDto } from '../../posts/dto/content-record.dto';
 
 /** An organizer (contract §6). */
 export class OrganizerRecordDto extends ContentRecordDto {

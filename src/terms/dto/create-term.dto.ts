@@ -1,5 +1,5 @@
 import { IsDefined, IsNotEmpty, IsOptional } from 'class-validator';
-import { IsText, ToTrimmed } from '../../common/content/content.dto';
+import { IsText, ToTrimmed } from '../../common/validation/decorators';
 
 /** Writable fields of a tag (categories add `parent`). */
 export class CreateTermDto {

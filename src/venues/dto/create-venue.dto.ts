@@ -1,12 +1,13 @@
 import { IsBoolean, IsDefined, IsNotEmpty, IsOptional } from 'class-validator';
 import {
-  ContentWriteDto,
+  IsOmittable,
   IsText,
   IsWithin,
+  ToBoolean,
   ToNullableDecimal,
   ToTrimmed,
-} from '../../common/content/content.dto';
-import { IsOmittable, ToBoolean } from '../../common/validation/decorators';
+} from '../../common/validation/decorators';
+import { ContentWriteDto } from '../../posts/dto/content.dto';
 
 /** Writable fields of a venue (contract §6). */
 export class CreateVenueDto extends ContentWriteDto {

@@ -1,4 +1,4 @@
-import { ContentRecordDto } from '../../common/content/dto/content-record.dto';
+import { ContentRecordDto } from '../../posts/dto/content-record.dto';
 
 /** A venue (contract §6). */
 export class VenueRecordDto extends ContentRecordDto {

@@ -1,8 +1,14 @@
-import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import type { AuthUser } from '../../auth/auth-user';
-import { AccessPolicy, OwnedItem, POST_STATUSES, PostStatus } from '../../auth/policy';
-import { ApiError } from '../errors/api-error';
-import { ErrorKey } from '../errors/error-codes';
+import { EntityManager, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { AuthUser } from '../auth/auth-user';
+import { AccessPolicy, OwnedItem, POST_STATUSES, PostStatus } from '../auth/policy';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorKey } from '../common/errors/error-codes';
+import type { RequestContext } from '../common/http/request-context';
+
+/*
+ * Who may see, list, create and edit events, venues and organizers: the
+ * role table (auth/policy.ts) applied to reads, lists and writes.
+ */
 
 /** Which statuses a list shows, and whether unpublished rows must be the caller's own. */
 export interface StatusScope {
@@ -64,4 +70,34 @@ export function assertCanSee(
 /** Update and delete need the role table's permission (403 otherwise). */
 export function assertCanEdit(user: AuthUser | undefined, item: OwnedItem): void {
   if (!AccessPolicy.canEditItem(user, item)) throw ApiError.forbidden();
+}
+
+/** Create needs the role table's right (contract §3). */
+export function assertCanCreate(user: AuthUser | undefined): void {
+  if (!AccessPolicy.canCreateItem(user)) throw ApiError.forbidden();
+}
+
+/** `context=edit` needs a caller (401); whether they may edit is checked per record. */
+export function editContext(context: 'view' | 'edit' | undefined, ctx: RequestContext): boolean {
+  if (context !== 'edit') return false;
+  if (!ctx.user) throw ApiError.unauthorized();
+  return true;
+}
+
+/**
+ * A filter naming a record by ID (`event`, `post`, `post_parent`) needs one
+ * the caller may see: else 400 naming the parameter (contract §5).
+ */
+export async function assertVisibleFilter(
+  manager: EntityManager,
+  entity: EntityTarget<OwnedItem & { id: number }>,
+  id: number,
+  user: AuthUser | undefined,
+  parameter: string,
+): Promise<void> {
+  const item = await manager.findOne(entity, {
+    where: { id },
+    select: { id: true, authorId: true, status: true },
+  });
+  if (!item || !AccessPolicy.canSeeItem(user, item)) throw ApiError.invalid(parameter, 'notFound');
 }

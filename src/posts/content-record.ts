@@ -1,8 +1,8 @@
-import { ContentRecordDto } from './dto/content-record.dto';
-import type { Language } from '../../i18n/language';
-import { languagesOf, pickTranslation, translationsOf } from '../../i18n/translation';
+import type { Language } from '../i18n/language';
+import { languagesOf, pickTranslation, translationsOf } from '../i18n/translation';
 import type { ContentEntity, ContentNames, ContentTranslation } from './content-kind';
-import { globalId, imageField, permalink, publicationFields } from './record-fields';
+import { ContentRecordDto } from './dto/content-record.dto';
+import { assignNonEmpty, globalId, imageField, permalink, publicationFields } from './post-fields';
 
 export interface ContentMapOptions {
   language: Language;
@@ -85,7 +85,7 @@ function contentParts<T extends ContentTranslation>(
     translations: options.withTranslations
       ? {
           translations: translationsOf(item.translations, (t): ContentTexts => ({
-            [options.names.nameField]: t.name,
+            [options.names.titleWire]: t.name,
             description: t.description ?? '',
             excerpt: t.excerpt ?? '',
             slug: t.slug,
@@ -96,19 +96,6 @@ function contentParts<T extends ContentTranslation>(
 }
 
 export type ContentParts = ReturnType<typeof contentParts>;
-
-/** Empty optional strings are left out of records and JSON-LD (contract §6). */
-export function withoutEmptyStrings<R extends object>(record: R): R {
-  return assignNonEmpty({}, record) as R;
-}
-
-function assignNonEmpty(target: Record<string, unknown>, source: object): Record<string, unknown> {
-  for (const key in source) {
-    const value: unknown = source[key as keyof typeof source];
-    if (value !== '') target[key] = value;
-  }
-  return target;
-}
 
 /** The schema.org members every JSON-LD object of a venue or organizer starts with. */
 export function jsonLdBase(type: 'Place' | 'Organization', parts: ContentParts) {

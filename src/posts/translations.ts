@@ -1,5 +1,5 @@
-import { ApiError } from '../errors/api-error';
-import type { Language } from '../../i18n/language';
+import { ApiError } from '../common/errors/api-error';
+import type { Language } from '../i18n/language';
 
 /**
  * Applies a write's translated fields to the record's texts in `language`

@@ -1,6 +1,8 @@
-import { ImageDto } from '../dto/image.dto';
-import type { Language } from '../../i18n/language';
-import { epochToWire, utcWire } from '../time/dates';
+import { ImageDto } from '../common/dto/image.dto';
+import { epochToWire, utcWire } from '../common/time/dates';
+import type { Language } from '../i18n/language';
+
+/* Record fields every event, venue and organizer shows, and the image input they share. */
 
 /** The publication/modification dates of a record (`date` in the site zone, `*_utc` in UTC). */
 export function publicationFields(
@@ -76,4 +78,21 @@ export function parseImageInput(
     }
   }
   return undefined;
+}
+
+/** Empty optional strings are left out of records and JSON-LD (contract §6). */
+export function withoutEmptyStrings<R extends object>(record: R): R {
+  return assignNonEmpty({}, record) as R;
+}
+
+/** Copies `source`'s members into `target`, skipping empty strings. */
+export function assignNonEmpty(
+  target: Record<string, unknown>,
+  source: object,
+): Record<string, unknown> {
+  for (const key in source) {
+    const value: unknown = source[key as keyof typeof source];
+    if (value !== '') target[key] = value;
+  }
+  return target;
 }

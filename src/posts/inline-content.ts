@@ -1,19 +1,15 @@
 import { plainToInstance } from 'class-transformer';
 import { validate, ValidationError } from 'class-validator';
 import type { EntityManager } from 'typeorm';
-import { ApiError } from '../errors/api-error';
-import type { RequestContext } from '../http/request-context';
-import { toApiError } from '../validation/api-validation.pipe';
-import { parseId } from '../validation/input-parsing';
-import type { ContentEntity, ContentKind, ContentTranslation } from './content-kind';
-import type { ContentEnv } from './content-operations';
-import { insertContent } from './content-store';
-import { assertCanCreate, ContentWrite } from './content-write';
+import { ApiError } from '../common/errors/api-error';
+import { toApiError } from '../common/validation/api-validation.pipe';
+import { parseId } from '../common/validation/input-parsing';
+import type { ContentEntity, ContentKind, ContentTranslation, ContentWrite } from './content-kind';
 
 /*
  * Venue and organizer references inside an event body (contract §6): an ID,
  * `{id}`, or an inline object that is reused when it matches an existing
- * record, else created in the event's transaction.
+ * record, else created in the event's transaction (ContentService.resolveInline).
  */
 
 /** `0`, `""`, `[]` and null unlink (contract §6). */
@@ -39,56 +35,22 @@ export function parseReference(value: unknown, name: string): number | Record<st
   return id;
 }
 
-export interface InlineSpec<E, D> {
-  /** The create DTO of the kind: inline objects follow the same rules as POST. */
-  dto: new () => D;
-  /** Error parameter prefix: errors are named `<name>.<field>`. */
-  name: string;
-  toWrite(dto: D): ContentWrite<E>;
-  /**
-   * Shared columns that must also match (case-insensitively, empty equal to
-   * missing) for an existing record with the same name to be reused.
-   */
-  matchOn: ReadonlyArray<keyof E & string>;
-}
-
 /**
- * The ID for an inline object: an existing record that is not trashed with
- * the same name (any case, any language) and matching `matchOn` columns, or
- * a new one (for callers who may create).
+ * An existing record an inline object names: not trashed, the same name (any
+ * case, any language) and matching `inline.matchOn` columns.
  */
-export async function resolveInline<
-  E extends ContentEntity<T>,
-  T extends ContentTranslation,
-  D extends object,
->(
-  env: ContentEnv,
-  kind: ContentKind<E, T, unknown>,
-  spec: InlineSpec<E, D>,
+export async function findReusable<E extends ContentEntity<T>, T extends ContentTranslation>(
   manager: EntityManager,
-  value: Record<string, unknown>,
-  ctx: RequestContext,
-): Promise<number> {
-  const write = spec.toWrite(await validateInline(spec.dto, value, spec.name));
-  const existing = await findReusable(manager, kind, write, spec.matchOn);
-  if (existing !== undefined) return existing;
-  assertCanCreate(ctx.user);
-  return insertContent(manager, kind, write, ctx, env.config.siteTimezone);
-}
-
-async function findReusable<E extends ContentEntity<T>, T extends ContentTranslation>(
-  manager: EntityManager,
-  kind: ContentKind<E, T, unknown>,
+  kind: ContentKind<E, T, unknown, unknown>,
   write: ContentWrite<E>,
-  matchOn: ReadonlyArray<keyof E & string>,
 ): Promise<number | undefined> {
   const qb = manager
     .createQueryBuilder(kind.entity, 'p')
     .innerJoin(kind.translation, 't', `t.${kind.ownerKey} = p.id`)
     .select('p.id', 'id')
-    .where('t.nameKey = :nameKey', { nameKey: (write.texts.name ?? '').toLowerCase() })
+    .where('t.nameKey = :nameKey', { nameKey: (write.texts.title ?? '').toLowerCase() })
     .andWhere('p.status != :trash', { trash: 'trash' });
-  matchOn.forEach((column, i) => {
+  kind.inline.matchOn.forEach((column, i) => {
     const value = write.columns[column];
     qb.andWhere(`LOWER(COALESCE(p.${column}, '')) = :match${i}`, {
       [`match${i}`]: typeof value === 'string' ? value.toLowerCase() : '',
@@ -99,7 +61,7 @@ async function findReusable<E extends ContentEntity<T>, T extends ContentTransla
 }
 
 /** Validates like the global pipe does, naming failures `<prefix>.<field>`. */
-async function validateInline<D extends object>(
+export async function validateInline<D extends object>(
   dto: new () => D,
   value: Record<string, unknown>,
   prefix: string,

@@ -1,17 +1,16 @@
 import { Brackets, EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import type { AuthUser } from '../../auth/auth-user';
-import { AccessPolicy } from '../../auth/policy';
-import { Event } from '../../events/entities/event.entity';
-import { otherLanguage, type Language } from '../../i18n/language';
-import { ApiError } from '../errors/api-error';
-import type { RequestContext } from '../http/request-context';
-import { assertPageExists, PageWindow, pageWindow } from '../pagination/list-page';
-import { nowEpoch } from '../time/dates';
+import type { AuthUser } from '../auth/auth-user';
+import { AccessPolicy } from '../auth/policy';
+import type { RequestContext } from '../common/http/request-context';
+import { assertPageExists, PageWindow, pageWindow } from '../common/pagination/list-page';
+import { nowEpoch } from '../common/time/dates';
+import { Event } from '../events/entities/event.entity';
+import { otherLanguage, type Language } from '../i18n/language';
 import type { ContentEntity, ContentKind, ContentTranslation } from './content-kind';
-import type { ContentListQueryDto } from './content.dto';
-import { loadContent } from './content-store';
+import type { ContentListQueryDto } from './dto/content.dto';
+import { applyStatusScope, assertVisibleFilter, listStatusScope } from './post-access';
+import { loadPosts } from './post-store';
 import { LIKE_ESCAPE, likeContains, searchWords } from './search';
-import { applyStatusScope, listStatusScope } from './visibility';
 
 /** Event statuses that do not count for `has_events` (contract §5.2). */
 const NOT_LIVE = ['draft', 'pending', 'trash'];
@@ -30,13 +29,14 @@ export interface ContentPage<E> {
  */
 export async function findContentPage<E extends ContentEntity<T>, T extends ContentTranslation>(
   manager: EntityManager,
-  kind: ContentKind<E, T, unknown>,
+  kind: ContentKind<E, T, unknown, unknown>,
   query: ContentListQueryDto,
   ctx: RequestContext,
   maxPerPage: number,
 ): Promise<ContentPage<E>> {
   const scope = listStatusScope(ctx.user, query.status);
-  if (query.event !== undefined) await assertEventVisible(manager, query.event, ctx.user);
+  if (query.event !== undefined)
+    await assertVisibleFilter(manager, Event, query.event, ctx.user, 'event');
   const window = pageWindow(query, maxPerPage);
 
   const qb = manager.createQueryBuilder(kind.entity, 'p');
@@ -71,7 +71,7 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
     .limit(window.perPage)
     .getRawMany();
   const ids = rows.map((row) => Number(row.id));
-  const loaded = await loadContent(manager, kind, ids);
+  const loaded = await loadPosts(manager, kind, ids);
   // A record deleted between the page query and this read is left out, not a 500.
   return { items: ids.flatMap((id) => loaded.get(id) ?? []), total, window };
 }
@@ -84,7 +84,7 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
  */
 function applySearch<E extends ContentEntity<T>, T extends ContentTranslation>(
   qb: SelectQueryBuilder<E>,
-  kind: ContentKind<E, T, unknown>,
+  kind: ContentKind<E, T, unknown, unknown>,
   search: string | undefined,
   language: Language,
 ): void {
@@ -129,17 +129,4 @@ function visibleEvents(user: AuthUser | undefined): { sql: string; params: Objec
     };
   }
   return { sql: 'e.status = :eventPublished', params };
-}
-
-/** The `event` filter needs an event the caller may see (else 400, contract §5.2). */
-async function assertEventVisible(
-  manager: EntityManager,
-  eventId: number,
-  user: AuthUser | undefined,
-): Promise<void> {
-  const event = await manager.findOne(Event, {
-    where: { id: eventId },
-    select: { id: true, authorId: true, status: true },
-  });
-  if (!event || !AccessPolicy.canSeeItem(user, event)) throw ApiError.invalid('event', 'notFound');
 }

@@ -1,0 +1,194 @@
+import type { ConfigType } from '@nestjs/config';
+import { DeepPartial, DataSource, EntityManager, FindOptionsWhere, In, Not } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { AccessPolicy } from '../auth/policy';
+import { ApiError } from '../common/errors/api-error';
+import type { RequestContext } from '../common/http/request-context';
+import { ListPage } from '../common/pagination/list-page';
+import { nowEpoch } from '../common/time/dates';
+import type { appConfig } from '../config/app.config';
+import { writeTransaction } from '../database/write-transaction';
+import type { ContentEntity, ContentKind, ContentTranslation, ContentWrite } from './content-kind';
+import { findContentPage } from './content-list';
+import type { ContentMapOptions } from './content-record';
+import type { ContentListQueryDto } from './dto/content.dto';
+import { findReusable, validateInline } from './inline-content';
+import { assertCanCreate, assertCanEdit, assertCanSee, editContext } from './post-access';
+import { findPostOrFail, loadPosts, PostRef, writePostTexts } from './post-store';
+import { postColumns } from './post-write';
+
+/**
+ * The request flows venues and organizers share (contract §2–§7), each
+ * "look up and authorise → write → map". VenuesService and OrganizersService
+ * extend it with their kind (tables, fields, mapper) and their event links.
+ */
+export abstract class ContentService<
+  E extends ContentEntity<T>,
+  T extends ContentTranslation,
+  R,
+  D extends object,
+> {
+  protected constructor(
+    protected readonly dataSource: DataSource,
+    protected readonly config: ConfigType<typeof appConfig>,
+    protected readonly kind: ContentKind<E, T, R, D>,
+  ) {}
+
+  async list(query: ContentListQueryDto, ctx: RequestContext): Promise<ListPage<R>> {
+    const edit = editContext(query.context, ctx);
+    const page = await findContentPage(
+      this.dataSource.manager,
+      this.kind,
+      query,
+      ctx,
+      this.config.maxPerPage,
+    );
+    const items = page.items.map((item) =>
+      this.kind.map(
+        item,
+        this.mapOptions(ctx, {
+          withTranslations: edit && AccessPolicy.canEditItem(ctx.user, item),
+        }),
+      ),
+    );
+    return new ListPage(this.kind.collection, items, page.total, page.window);
+  }
+
+  /** Single read (contract §4): 404, 403 `<kind>-not-accessible`, or the record with JSON-LD. */
+  async get(ref: PostRef, ctx: RequestContext, context?: 'view' | 'edit'): Promise<R> {
+    const edit = editContext(context, ctx);
+    const item = await findPostOrFail(this.dataSource.manager, this.kind, ref, ctx.language);
+    assertCanSee(ctx.user, item, { notAccessible: this.kind.errors.notAccessible });
+    if (edit) assertCanEdit(ctx.user, item);
+    return this.kind.map(item, this.mapOptions(ctx, { withJsonLd: true, withTranslations: edit }));
+  }
+
+  async create(input: D, ctx: RequestContext): Promise<R> {
+    assertCanCreate(ctx.user);
+    const write = this.kind.write(input);
+    const id = await writeTransaction(this.dataSource, (manager) =>
+      this.insert(manager, write, ctx),
+    );
+    return this.reload(id, ctx);
+  }
+
+  /**
+   * Partial update (POST, PUT and PATCH alike). Sending `status` restores a
+   * trashed record; sending a translated field in a new language adds it.
+   */
+  async update(ref: PostRef, input: D, ctx: RequestContext): Promise<R> {
+    const write = this.kind.write(input);
+    const current = await findPostOrFail(this.dataSource.manager, this.kind, ref, ctx.language);
+    assertCanEdit(ctx.user, current);
+    const columns = {
+      ...write.columns,
+      ...postColumns(write.post, ctx, this.config.siteTimezone, false),
+    } as QueryDeepPartialEntity<E>;
+    await writeTransaction(this.dataSource, async (manager) => {
+      // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
+      const item = await findPostOrFail(manager, this.kind, { id: current.id }, ctx.language);
+      await writePostTexts(manager, this.kind, item, write.texts, ctx.language);
+      await manager.update(this.kind.entity, item.id, columns);
+    });
+    return this.reload(current.id, ctx);
+  }
+
+  /**
+   * DELETE (contract §7): trash (410 when already trashed) or, with `force`
+   * (editors+), delete for good. Either way the record leaves its events, in
+   * the same transaction.
+   */
+  async remove(ref: PostRef, force: boolean | undefined, ctx: RequestContext): Promise<R> {
+    const { kind } = this;
+    const item = await findPostOrFail(this.dataSource.manager, kind, ref, ctx.language);
+    assertCanEdit(ctx.user, item);
+    if (force && !AccessPolicy.canForceDelete(ctx.user)) throw ApiError.forbidden();
+    if (!force && item.status === 'trash') throw new ApiError(kind.errors.inTrash);
+    const now = nowEpoch();
+    await writeTransaction(this.dataSource, async (manager) => {
+      await kind.unlinkEvents(manager, item.id);
+      if (force) {
+        await manager.delete(kind.translation, { [kind.ownerKey]: item.id });
+        await manager.delete(kind.entity, item.id);
+      } else {
+        await manager.update(kind.entity, item.id, { status: 'trash', modifiedAt: now } as object);
+      }
+    });
+    if (!force) Object.assign(item, { status: 'trash', modifiedAt: now });
+    return kind.map(item, this.mapOptions(ctx, {}));
+  }
+
+  /** Records for embedding in events, in ctx.language with fallback: no JSON-LD, no translations; one query. */
+  async recordsByIds(ids: number[], ctx: RequestContext): Promise<Map<number, R>> {
+    const items = await loadPosts(this.dataSource.manager, this.kind, [...new Set(ids)]);
+    const options = this.mapOptions(ctx, {});
+    return new Map([...items].map(([id, item]) => [id, this.kind.map(item, options)]));
+  }
+
+  /**
+   * The ID for an inline object of an event body (contract §6), inside the
+   * event's transaction: an existing record that matches it (see
+   * findReusable), or a new one for callers who may create (else 403).
+   * Invalid fields are 400 `<kind>.<field>`.
+   */
+  protected async resolveInline(
+    manager: EntityManager,
+    value: Record<string, unknown>,
+    ctx: RequestContext,
+  ): Promise<number> {
+    const dto = await validateInline(this.kind.inline.dto, value, this.kind.titleWire);
+    const write = this.kind.write(dto);
+    const existing = await findReusable(manager, this.kind, write);
+    if (existing !== undefined) return existing;
+    assertCanCreate(ctx.user);
+    return this.insert(manager, write, ctx);
+  }
+
+  /** Throws 400 `<kind>: notFound` unless every ID names a record that is not trashed. */
+  protected async assertUsable(manager: EntityManager, ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    const found = await manager.count(this.kind.entity, {
+      where: { id: In(ids), status: Not('trash') } as FindOptionsWhere<E>,
+    });
+    if (found !== new Set(ids).size) throw ApiError.invalid(this.kind.titleWire, 'notFound');
+  }
+
+  /** Inserts a record and its first translation (in the request's language); returns its ID. */
+  private async insert(
+    manager: EntityManager,
+    write: ContentWrite<E>,
+    ctx: RequestContext,
+  ): Promise<number> {
+    const columns = {
+      ...write.columns,
+      ...postColumns(write.post, ctx, this.config.siteTimezone, true),
+    };
+    const item = await manager.save(
+      this.kind.entity,
+      manager.create(this.kind.entity, columns as DeepPartial<E>),
+    );
+    item.translations = [];
+    await writePostTexts(manager, this.kind, item, write.texts, ctx.language);
+    return item.id;
+  }
+
+  private async reload(id: number, ctx: RequestContext): Promise<R> {
+    const item = await findPostOrFail(this.dataSource.manager, this.kind, { id }, ctx.language);
+    return this.kind.map(item, this.mapOptions(ctx, {}));
+  }
+
+  private mapOptions(
+    ctx: RequestContext,
+    extra: Partial<Pick<ContentMapOptions, 'withJsonLd' | 'withTranslations'>>,
+  ): ContentMapOptions {
+    return {
+      language: ctx.language,
+      apiUrl: ctx.apiUrl,
+      siteUrl: this.config.publicSiteUrl,
+      siteZone: this.config.siteTimezone,
+      names: this.kind,
+      withJsonLd: extra.withJsonLd ?? false,
+      withTranslations: extra.withTranslations ?? false,
+    };
+  }
+}

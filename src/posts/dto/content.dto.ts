@@ -1,0 +1,51 @@
+import { IsBoolean, IsOptional } from 'class-validator';
+import {
+  AllowEmptyString,
+  IsHttpUrl,
+  IsId,
+  IsText,
+  ToBoolean,
+  ToInteger,
+} from '../../common/validation/decorators';
+import { PostListQueryDto } from './post-query.dto';
+import { PostWriteDto } from './post-write.dto';
+
+/** Writable fields venues and organizers share, besides the name (contract §6). */
+export class ContentWriteDto extends PostWriteDto {
+  /** Contact telephone number. */
+  @IsOptional()
+  @IsText(255)
+  phone?: string;
+
+  /** Website: an http(s) URL, or `""` to remove it. */
+  @IsOptional()
+  @AllowEmptyString()
+  @IsHttpUrl()
+  website?: string;
+}
+
+/** List parameters of venues and organizers (contract §5, §5.2). */
+export class ContentListQueryDto extends PostListQueryDto {
+  /** Words that must all occur in one of the record's searchable fields. */
+  @IsOptional()
+  @IsText(200)
+  search?: string;
+
+  /** Only the records linked to this event. */
+  @IsOptional()
+  @ToInteger()
+  @IsId()
+  event?: number;
+
+  /** `true`: linked to an event that is not a draft, pending or trashed; `false`: the others. */
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  has_events?: boolean;
+
+  /** `true`: linked to an event the caller may see that starts now or later. */
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  only_with_upcoming?: boolean;
+}

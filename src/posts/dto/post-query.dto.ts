@@ -1,0 +1,25 @@
+import { IntersectionType } from '@nestjs/swagger';
+import { ArrayMaxSize, IsBoolean, IsIn, IsOptional } from 'class-validator';
+import { POST_STATUSES, PostStatus } from '../../auth/policy';
+import { LanguageQueryDto, ViewQueryDto } from '../../common/dto/language-query.dto';
+import { PageQueryDto } from '../../common/pagination/page-query.dto';
+import { MAX_LIST_ITEMS, ToBoolean, ToStringList } from '../../common/validation/decorators';
+
+/** List parameters every post list has: page, language, context and `status` (contract §4, §5). */
+export class PostListQueryDto extends IntersectionType(PageQueryDto, ViewQueryDto) {
+  /** One status, an array or a comma list; only `publish` for anonymous callers. */
+  @IsOptional()
+  @ToStringList()
+  @IsIn(POST_STATUSES, { each: true })
+  @ArrayMaxSize(MAX_LIST_ITEMS)
+  status?: PostStatus[];
+}
+
+/** DELETE parameters. */
+export class DeleteQueryDto extends LanguageQueryDto {
+  /** Delete for good instead of trashing (editors and administrators). */
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  force?: boolean = false;
+}

@@ -1,0 +1,137 @@
+import { DeepPartial, EntityManager, FindOptionsWhere } from 'typeorm';
+import { ApiError } from '../common/errors/api-error';
+import type { ErrorKey } from '../common/errors/error-codes';
+import { recordsWithTranslations } from '../database/entity-rows';
+import type { PostColumns, PostTranslationColumns } from '../database/post-columns';
+import { otherLanguage, type Language } from '../i18n/language';
+import { freeSlug, toSlug } from './slugs';
+import { applyTranslatedFields } from './translations';
+
+/*
+ * Storage every event, venue and organizer shares: one record row plus one
+ * translation row per language, found by ID or by slug, texts written
+ * together with a free slug. Writers pass their transaction's manager.
+ */
+
+/** A record named by a path: `/<kind>/:id` or `/<kind>/by-slug/:slug`. */
+export type PostRef = { id: number } | { slug: string };
+
+/** A record with its translations loaded. */
+export type PostEntity<T extends PostTranslationColumns> = PostColumns & { translations: T[] };
+
+/** The tables of one kind of post and the names its texts go by. */
+export interface PostTable<E extends PostEntity<T>, T extends PostTranslationColumns> {
+  entity: new () => E;
+  translation: new () => T;
+  /** Property of the translation entity that holds the record's ID. */
+  ownerKey: keyof T & string;
+  /** Translation property of the title (`title` for events, `name` for venues and organizers). */
+  titleField: keyof T & string;
+  /** Its lower-cased copy, where the kind keeps one for lookups by name. */
+  titleKeyField?: keyof T & string;
+  /** Wire name of the title (`title`, `venue`, `organizer`): the field a new language requires. */
+  titleWire: string;
+  /** Slug of a title with no letters or digits left (`event`, `venue`, `organizer`). */
+  slugFallback: string;
+  /** 404 code of a path that names no record. */
+  notFound: ErrorKey;
+}
+
+/** The translated fields of a write, the title under its generic name. */
+export interface PostTexts {
+  title?: string;
+  description?: string;
+  excerpt?: string;
+  slug?: string;
+}
+
+/** Records with their translations by ID, in two queries side by side (no N+1 for a page). */
+export function loadPosts<E extends PostEntity<T>, T extends PostTranslationColumns>(
+  manager: EntityManager,
+  table: PostTable<E, T>,
+  ids: number[],
+): Promise<Map<number, E>> {
+  return recordsWithTranslations(manager, table.entity, ids);
+}
+
+/**
+ * The ID of the record a path names; 0 when no record has the slug. A slug
+ * is looked up in the request's language first, then in the other (contract §2).
+ */
+export async function findPostId<E extends PostEntity<T>, T extends PostTranslationColumns>(
+  manager: EntityManager,
+  table: PostTable<E, T>,
+  ref: PostRef,
+  language: Language,
+): Promise<number> {
+  if ('id' in ref) return ref.id;
+  if (ref.slug === '') return 0;
+  for (const candidate of [language, otherLanguage(language)]) {
+    const row = await manager.findOne(table.translation, {
+      where: { language: candidate, slug: ref.slug } as FindOptionsWhere<T>,
+      select: { id: true, [table.ownerKey]: true } as never,
+    });
+    if (row) return row[table.ownerKey] as number;
+  }
+  return 0;
+}
+
+/** The record a path names, with its translations, or 404. */
+export async function findPostOrFail<E extends PostEntity<T>, T extends PostTranslationColumns>(
+  manager: EntityManager,
+  table: PostTable<E, T>,
+  ref: PostRef,
+  language: Language,
+): Promise<E> {
+  const id = await findPostId(manager, table, ref, language);
+  const item = id ? (await loadPosts(manager, table, [id])).get(id) : undefined;
+  if (!item || item.translations.length === 0) throw new ApiError(table.notFound);
+  return item;
+}
+
+/**
+ * Applies the texts of a write to the record's translation in `language`
+ * (adding it when new; then the title is required, contract §2) and gives it
+ * a free slug when the write sent one or the translation is new.
+ */
+export async function writePostTexts<E extends PostEntity<T>, T extends PostTranslationColumns>(
+  manager: EntityManager,
+  table: PostTable<E, T>,
+  item: E,
+  texts: PostTexts,
+  language: Language,
+): Promise<void> {
+  const isNew = !item.translations.some((t) => t.language === language);
+  const fields: Record<string, string | undefined> = {
+    [table.titleField]: texts.title,
+    description: texts.description,
+    excerpt: texts.excerpt,
+    slug: texts.slug,
+  };
+  if (table.titleKeyField) fields[table.titleKeyField] = texts.title?.toLowerCase();
+  const translation = applyTranslatedFields(
+    item.translations,
+    language,
+    fields as Partial<T>,
+    { field: table.titleField, wireName: table.titleWire },
+    () =>
+      manager.create(table.translation, {
+        [table.ownerKey]: item.id,
+        description: null,
+        excerpt: null,
+      } as DeepPartial<T>),
+  );
+  if (!translation) return;
+  if (texts.slug !== undefined || isNew) {
+    const title = translation[table.titleField] as string;
+    translation.slug = await freeSlug(
+      manager,
+      table.translation,
+      table.ownerKey,
+      { language },
+      toSlug(texts.slug || title, table.slugFallback),
+      item.id,
+    );
+  }
+  await manager.save(table.translation, translation);
+}
