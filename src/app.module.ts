@@ -21,6 +21,7 @@ import { TagsModule } from './tags/tags.module';
 import { VenuesModule } from './venues/venues.module';
 import { OrganizersModule } from './organizers/organizers.module';
 import { EventsModule } from './events/events.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({
   imports: [
@@ -46,6 +47,7 @@ import { EventsModule } from './events/events.module';
     VenuesModule,
     OrganizersModule,
     EventsModule,
+    WebhooksModule,
   ],
   providers: [
     // Registered here (not in main.ts) so e2e tests that import AppModule behave like production.

@@ -54,6 +54,11 @@ export const AccessPolicy = {
     return roleAtLeast(user, taxonomy === 'tribe_events_cat' ? 'author' : 'editor');
   },
 
+  /** Webhooks (contract §15) are administrators' business only. */
+  canManageWebhooks(user: AuthUser | undefined): boolean {
+    return roleAtLeast(user, 'administrator');
+  },
+
   canForceDelete(user: AuthUser | undefined): boolean {
     return roleAtLeast(user, 'editor');
   },

@@ -1,5 +1,6 @@
 import { registerAs } from '@nestjs/config';
 import { Language } from '../i18n/language';
+import { parseDurationList } from './durations';
 import { parseReadUrls } from './env.validation';
 
 export const NAMESPACE = 'calendar/events/v1';
@@ -42,6 +43,16 @@ export const appConfig = registerAs('app', () => {
       .filter(Boolean),
     logLevel: env('LOG_LEVEL') ?? 'info',
     requestTimeoutMs: Number(env('REQUEST_TIMEOUT_MS') ?? 30000),
+    webhooks: {
+      timeoutMs: Number(env('WEBHOOK_TIMEOUT_MS') ?? 5000),
+      /** Delays between attempts, in milliseconds. */
+      retrySchedule:
+        parseDurationList(env('WEBHOOK_RETRY_SCHEDULE') ?? '5s,1m,10m,1h,6h,24h') ?? [],
+      disableAfter: Number(env('WEBHOOK_DISABLE_AFTER') ?? 20),
+      allowHttp: env('WEBHOOK_ALLOW_HTTP') === 'true',
+      allowPrivateTargets: env('WEBHOOK_ALLOW_PRIVATE_TARGETS') === 'true',
+      worker: (env('WEBHOOKS_WORKER') ?? 'true') === 'true',
+    },
     auth: {
       jwtSecret: env('AUTH_JWT_SECRET'),
       jwksUrl: env('AUTH_JWKS_URL'),

@@ -13,6 +13,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { IANAZone } from 'luxon';
+import { MAX_RETRY_DELAYS, parseDurationList } from './durations';
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
@@ -120,6 +121,38 @@ export class EnvironmentVariables {
   @Min(100, { message: 'REQUEST_TIMEOUT_MS must be an integer between 100 and 600000' })
   @Max(600000, { message: 'REQUEST_TIMEOUT_MS must be an integer between 100 and 600000' })
   REQUEST_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_TIMEOUT_MS must be an integer between 100 and 60000' })
+  @Min(100, { message: 'WEBHOOK_TIMEOUT_MS must be an integer between 100 and 60000' })
+  @Max(60000, { message: 'WEBHOOK_TIMEOUT_MS must be an integer between 100 and 60000' })
+  WEBHOOK_TIMEOUT_MS?: number;
+
+  /** Checked with parseDurationList in validateEnvironment. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  WEBHOOK_RETRY_SCHEDULE?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_DISABLE_AFTER must be a whole number (0 never disables)' })
+  @Min(0, { message: 'WEBHOOK_DISABLE_AFTER must be a whole number (0 never disables)' })
+  @Max(1000000, { message: 'WEBHOOK_DISABLE_AFTER must be a whole number (0 never disables)' })
+  WEBHOOK_DISABLE_AFTER?: number;
+
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'WEBHOOK_ALLOW_HTTP must be true or false' })
+  WEBHOOK_ALLOW_HTTP?: string;
+
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false' })
+  WEBHOOK_ALLOW_PRIVATE_TARGETS?: string;
+
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'WEBHOOKS_WORKER must be true or false' })
+  WEBHOOKS_WORKER?: string;
 }
 
 /**
@@ -148,6 +181,12 @@ export function validateEnvironment(input: Record<string, unknown>): Record<stri
     );
   }
   checkReadUrls(raw.DATABASE_READ_URLS, raw.DATABASE_URL);
+  const schedule = raw.WEBHOOK_RETRY_SCHEDULE;
+  if (typeof schedule === 'string' && parseDurationList(schedule) === undefined) {
+    throw new ConfigurationError(
+      `WEBHOOK_RETRY_SCHEDULE must be a comma list of 1 to ${MAX_RETRY_DELAYS} delays such as 5s,1m,10m,1h (units ms, s, m, h; each at most 7 days) (got "${schedule}")`,
+    );
+  }
   return input;
 }
 

@@ -9,6 +9,9 @@ import { TermTranslation } from '../terms/entities/term-translation.entity';
 import { Term } from '../terms/entities/term.entity';
 import { VenueTranslation } from '../venues/entities/venue-translation.entity';
 import { Venue } from '../venues/entities/venue.entity';
+import { WebhookDelivery } from '../webhooks/entities/webhook-delivery.entity';
+import { WebhookEndpoint } from '../webhooks/entities/webhook-endpoint.entity';
+import { WebhookMessage } from '../webhooks/entities/webhook-message.entity';
 
 /** Every entity, listed explicitly (no globs: the same list works in ts-node, jest and dist). */
 export const ENTITIES = [
@@ -23,4 +26,7 @@ export const ENTITIES = [
   EventTranslation,
   EventOrganizer,
   EventTerm,
+  WebhookEndpoint,
+  WebhookMessage,
+  WebhookDelivery,
 ];

@@ -47,6 +47,14 @@ export const ERROR_MESSAGES: Catalogue<ErrorKey> = {
     en: 'The event tag was not found.',
     nl: 'De evenementtag is niet gevonden.',
   },
+  'rest-webhook-not-found': {
+    en: 'The webhook was not found.',
+    nl: 'De webhook is niet gevonden.',
+  },
+  'rest-webhook-delivery-not-found': {
+    en: 'The webhook delivery was not found.',
+    nl: 'De webhookaflevering is niet gevonden.',
+  },
   'event-not-accessible': {
     en: 'The requested event is not accessible.',
     nl: 'Het gevraagde evenement is niet toegankelijk.',
@@ -188,6 +196,14 @@ export const REASON_MESSAGES = {
   isCost: {
     en: '{name} must be an amount such as "€10", "10 - 20" or "5,50", or a list of them.',
     nl: '{name} moet een bedrag zijn zoals "€10", "10 - 20" of "5,50", of een lijst daarvan.',
+  },
+  httpsRequired: {
+    en: '{name} must be an https:// URL.',
+    nl: '{name} moet een https://-URL zijn.',
+  },
+  privateTarget: {
+    en: '{name} must not point at a loopback, private, link-local or other internal address.',
+    nl: '{name} mag niet naar een loopback-, privé-, link-local- of ander intern adres wijzen.',
   },
   ownParent: {
     en: '{name} cannot be the event itself.',

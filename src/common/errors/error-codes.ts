@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   'rest-organizer-not-found': 404,
   'rest-category-not-found': 404,
   'rest-tag-not-found': 404,
+  'rest-webhook-not-found': 404,
+  'rest-webhook-delivery-not-found': 404,
   'event-not-accessible': 403,
   'venue-not-accessible': 403,
   'organizer-not-accessible': 403,

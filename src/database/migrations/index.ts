@@ -2,6 +2,7 @@ import { InitialSchema1763856000000 } from './1763856000000-initial-schema';
 import { EventListIndex1764460800000 } from './1764460800000-event-list-index';
 import { DataVersion1764547200000 } from './1764547200000-data-version';
 import { TermPublishedCount1764633600000 } from './1764633600000-term-published-count';
+import { Webhooks1764723600000 } from './1764723600000-webhooks';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   EventListIndex1764460800000,
   DataVersion1764547200000,
   TermPublishedCount1764633600000,
+  Webhooks1764723600000,
 ];

@@ -1,0 +1,60 @@
+import { Column, Entity, Index } from 'typeorm';
+import { EpochColumn, IdColumn } from '../../database/columns';
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One message to one endpoint: its state, attempts and the last answer. */
+@Entity('webhook_deliveries')
+@Index('idx_webhook_deliveries_log', ['endpointId', 'id'])
+@Index('idx_webhook_deliveries_due', ['endpointId', 'status', 'nextAttemptMs'])
+@Index('idx_webhook_deliveries_message', ['messageId'])
+export class WebhookDelivery {
+  @IdColumn()
+  id: number;
+
+  @Column({ name: 'endpoint_id', type: 'int' })
+  endpointId: number;
+
+  /** The outbox row (`webhook_messages.id`). */
+  @Column({ name: 'message_id', type: 'int' })
+  messageId: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: DeliveryStatus;
+
+  @Column({ type: 'int', default: 0 })
+  attempts: number;
+
+  /** A manual retry or ping: sent even while the endpoint is disabled. */
+  @Column({ type: 'boolean', default: false })
+  forced: boolean;
+
+  @Column({ name: 'last_status_code', type: 'int', nullable: true })
+  lastStatusCode: number | null;
+
+  /** The receiver's answer, at most 1 KiB. */
+  @Column({ name: 'last_response', type: 'text', nullable: true })
+  lastResponse: string | null;
+
+  /** Why the last attempt got no HTTP answer (time-out, refused target, …). */
+  @Column({ name: 'last_error', type: 'varchar', length: 255, nullable: true })
+  lastError: string | null;
+
+  @EpochColumn({ name: 'last_attempt_ms', nullable: true })
+  lastAttemptMs: number | null;
+
+  /** When the next attempt is due; null once delivered or failed. */
+  @EpochColumn({ name: 'next_attempt_ms', nullable: true })
+  nextAttemptMs: number | null;
+
+  /** A sender's claim: others leave the row alone until it expires. */
+  @EpochColumn({ name: 'lease_until_ms', nullable: true })
+  leaseUntilMs: number | null;
+
+  @Column({ name: 'lease_owner', type: 'varchar', length: 64, nullable: true })
+  leaseOwner: string | null;
+
+  @EpochColumn({ name: 'created_ms' })
+  createdMs: number;
+}

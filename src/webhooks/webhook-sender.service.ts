@@ -1,0 +1,310 @@
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import {
+  DataSource,
+  EntityManager,
+  EntitySubscriberInterface,
+  QueryRunner,
+  TransactionCommitEvent,
+  TransactionRollbackEvent,
+} from 'typeorm';
+import { appConfig } from '../config/app.config';
+import { writeTransaction } from '../database/write-transaction';
+import { WebhookDelivery } from './entities/webhook-delivery.entity';
+import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
+import { AttemptResult, postMessage } from './webhook-transport';
+
+/** Attempts running at once in this process, over all endpoints. */
+const MAX_IN_FLIGHT = 64;
+/** Attempts running at once to one endpoint: a slow receiver holds at most these. */
+const MAX_IN_FLIGHT_PER_ENDPOINT = 8;
+/** How often other instances' messages and due retries are looked for. */
+const POLL_MS = 500;
+/** A claim outlives the longest attempt by this much before another sender may take the row. */
+const LEASE_MARGIN_MS = 15_000;
+/** Retry delays grow by up to this share at random, so retries spread out. */
+const JITTER = 0.2;
+
+interface ClaimedRow {
+  id: number;
+  attempts: number;
+  forced: boolean;
+  endpoint_id: number;
+  message_id: string;
+  body: string;
+  url: string;
+  secret: string;
+}
+
+/**
+ * Sends the outbox (contract §15): claims due deliveries with a lease (rows
+ * locked with FOR UPDATE SKIP LOCKED on MySQL/MariaDB, so several instances
+ * never claim the same row; one process on SQLite), signs each per Standard
+ * Webhooks and POSTs it, then records the answer, schedules the next attempt
+ * or marks it failed, and disables endpoints that keep failing. A sender that
+ * dies leaves its rows leased; the lease expires and another sends them again.
+ */
+@Injectable()
+export class WebhookSender
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, EntitySubscriberInterface
+{
+  private readonly logger = new Logger('Webhooks');
+  /** Names this process's claims. */
+  private readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly perEndpoint = new Map<number, number>();
+  /** Transactions that stored messages: the sender wakes when they commit. */
+  private readonly committing = new WeakSet<QueryRunner>();
+  private running = false;
+  private again = false;
+  private stopped = true;
+  private timer: NodeJS.Timeout | undefined;
+  private timerDue = Infinity;
+  private currentTick: Promise<void> = Promise.resolve();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+  ) {
+    dataSource.subscribers.push(this);
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.config.webhooks.worker) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Graceful shutdown: claim nothing more, let the running attempts finish and record them. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.currentTick;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Called inside a transaction that stored messages. */
+  wakeAfterCommit(manager: EntityManager): void {
+    if (manager.queryRunner) this.committing.add(manager.queryRunner);
+    else this.wake();
+  }
+
+  afterTransactionCommit(event: TransactionCommitEvent): void {
+    if (this.committing.delete(event.queryRunner)) this.wake();
+  }
+
+  afterTransactionRollback(event: TransactionRollbackEvent): void {
+    this.committing.delete(event.queryRunner);
+  }
+
+  /** Look for work now (new messages, a manual retry). */
+  wake(): void {
+    if (!this.stopped) this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    const due = Date.now() + ms;
+    if (this.timer !== undefined && this.timerDue <= due) return;
+    clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerDue = Infinity;
+      this.currentTick = this.tick();
+    }, ms);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    try {
+      do {
+        this.again = false;
+        await this.claimAndSend();
+      } while (this.again && !this.stopped);
+    } catch (error) {
+      // The database may be away for a moment: try again at the next poll.
+      this.logger.error(`claiming webhook deliveries failed: ${(error as Error).message}`);
+    } finally {
+      this.running = false;
+      if (!this.stopped) this.schedule(POLL_MS);
+    }
+  }
+
+  private async claimAndSend(): Promise<void> {
+    const endpoints: Array<{ id: number | string; enabled: number | string | boolean }> =
+      await this.dataSource.query('SELECT id, enabled FROM webhook_endpoints');
+    // Shuffled, so no endpoint is always served first when slots are short.
+    const order = endpoints.sort(() => Math.random() - 0.5);
+    for (const endpoint of order) {
+      if (this.stopped) return;
+      const id = Number(endpoint.id);
+      const slots = Math.min(
+        MAX_IN_FLIGHT_PER_ENDPOINT - (this.perEndpoint.get(id) ?? 0),
+        MAX_IN_FLIGHT - this.inFlight.size,
+      );
+      if (slots <= 0) continue;
+      // A disabled endpoint gets only manual retries and pings.
+      const where = Number(endpoint.enabled) ? 'endpoint_id = ?' : 'endpoint_id = ? AND forced = 1';
+      this.start(await this.claim(where, [id], slots));
+    }
+  }
+
+  /** Claims up to `limit` due deliveries matching `where`, with a lease. */
+  private claim(where: string, params: unknown[], limit: number): Promise<ClaimedRow[]> {
+    const now = Date.now();
+    const lock = this.dataSource.options.type === 'mysql' ? ' FOR UPDATE SKIP LOCKED' : '';
+    return writeTransaction(this.dataSource, async (manager) => {
+      const due: Array<{ id: number | string }> = await manager.query(
+        `SELECT id FROM webhook_deliveries WHERE ${where} AND status = 'pending' ` +
+          'AND next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms < ?) ' +
+          `ORDER BY next_attempt_ms LIMIT ${Number(limit)}${lock}`,
+        [...params, now, now],
+      );
+      if (due.length === 0) return [];
+      const ids = due.map((row) => Number(row.id));
+      const marks = ids.map(() => '?').join(', ');
+      await manager.query(
+        `UPDATE webhook_deliveries SET lease_until_ms = ?, lease_owner = ? WHERE id IN (${marks})`,
+        [now + this.config.webhooks.timeoutMs + LEASE_MARGIN_MS, this.owner, ...ids],
+      );
+      const rows: ClaimedRow[] = await manager.query(
+        'SELECT d.id, d.attempts, d.forced, d.endpoint_id, m.message_id, m.body, e.url, e.secret ' +
+          'FROM webhook_deliveries d ' +
+          'JOIN webhook_messages m ON m.id = d.message_id ' +
+          'JOIN webhook_endpoints e ON e.id = d.endpoint_id ' +
+          `WHERE d.id IN (${marks})`,
+        ids,
+      );
+      return rows.map((row) => ({
+        ...row,
+        id: Number(row.id),
+        attempts: Number(row.attempts),
+        forced: Boolean(Number(row.forced)),
+        endpoint_id: Number(row.endpoint_id),
+      }));
+    });
+  }
+
+  private start(rows: ClaimedRow[]): void {
+    for (const row of rows) {
+      this.perEndpoint.set(row.endpoint_id, (this.perEndpoint.get(row.endpoint_id) ?? 0) + 1);
+      const attempt: Promise<void> = this.attempt(row)
+        .catch((error: unknown) =>
+          // The lease expires and the delivery is attempted again.
+          this.logger.error(
+            `recording webhook delivery ${row.id} failed: ${(error as Error).message}`,
+          ),
+        )
+        .finally(() => {
+          this.inFlight.delete(attempt);
+          const left = (this.perEndpoint.get(row.endpoint_id) ?? 1) - 1;
+          if (left > 0) this.perEndpoint.set(row.endpoint_id, left);
+          else this.perEndpoint.delete(row.endpoint_id);
+          // A slot is free: more may be waiting.
+          this.wake();
+        });
+      this.inFlight.add(attempt);
+    }
+  }
+
+  private async attempt(row: ClaimedRow): Promise<void> {
+    const attemptedAt = new Date();
+    let result: AttemptResult;
+    try {
+      const signature = new Webhook(row.secret).sign(row.message_id, attemptedAt, row.body);
+      result = await postMessage(
+        row.url,
+        {
+          'content-type': 'application/json',
+          'user-agent': 'calendar-events-webhooks/1',
+          'webhook-id': row.message_id,
+          'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
+          'webhook-signature': signature,
+        },
+        row.body,
+        {
+          timeoutMs: this.config.webhooks.timeoutMs,
+          allowPrivateTargets: this.config.webhooks.allowPrivateTargets,
+        },
+      );
+    } catch (error) {
+      result = { statusCode: null, response: null, error: (error as Error).message.slice(0, 255) };
+    }
+    await this.record(row, result, attemptedAt.getTime());
+  }
+
+  /** Stores the outcome of one attempt, if this sender still holds the claim. */
+  private async record(row: ClaimedRow, result: AttemptResult, attemptedAt: number): Promise<void> {
+    const { retrySchedule, disableAfter } = this.config.webhooks;
+    const delivered =
+      result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const attempts = row.attempts + 1;
+    const delay = retrySchedule[attempts - 1];
+    const status = delivered ? 'delivered' : delay !== undefined ? 'pending' : 'failed';
+    const next =
+      status === 'pending' ? Date.now() + Math.round(delay * (1 + Math.random() * JITTER)) : null;
+    const disabled = await writeTransaction(this.dataSource, async (manager) => {
+      const update = await manager
+        .createQueryBuilder()
+        .update(WebhookDelivery)
+        .set({
+          status,
+          attempts,
+          // A manual retry keeps going along the schedule even while the endpoint is disabled.
+          forced: status === 'pending' && row.forced,
+          lastStatusCode: result.statusCode,
+          lastResponse: result.response,
+          lastError: result.error,
+          lastAttemptMs: attemptedAt,
+          nextAttemptMs: next,
+          leaseUntilMs: null,
+          leaseOwner: null,
+        })
+        .where('id = :id AND lease_owner = :owner', { id: row.id, owner: this.owner })
+        .execute();
+      if (!update.affected) return false;
+      if (delivered) {
+        await manager.query(
+          'UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0',
+          [row.endpoint_id],
+        );
+        return false;
+      }
+      if (status !== 'failed') return false;
+      await manager.query(
+        'UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id = ?',
+        [row.endpoint_id],
+      );
+      if (disableAfter === 0) return false;
+      const off = await manager
+        .createQueryBuilder()
+        .update(WebhookEndpoint)
+        .set({ enabled: false })
+        .where('id = :id AND enabled = 1 AND consecutive_failures >= :limit', {
+          id: row.endpoint_id,
+          limit: disableAfter,
+        })
+        .execute();
+      return Boolean(off.affected);
+    });
+    if (disabled) {
+      this.logger.warn(
+        `webhook ${row.endpoint_id} disabled after ${disableAfter} failed messages in a row`,
+      );
+    }
+  }
+}

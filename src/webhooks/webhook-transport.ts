@@ -1,0 +1,104 @@
+import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import { hostOf, isPublicAddress, safeLookup, TargetNotAllowedError } from './target-safety';
+
+/** The receiver's answer is kept up to this many bytes (contract §15). */
+export const MAX_RESPONSE_BYTES = 1024;
+
+export interface AttemptResult {
+  /** The HTTP status, when an answer came. */
+  statusCode: number | null;
+  /** The first KiB of the answer's body. */
+  response: string | null;
+  /** Why no answer came (time-out, refused target, connection error). */
+  error: string | null;
+}
+
+export interface PostOptions {
+  timeoutMs: number;
+  allowPrivateTargets: boolean;
+}
+
+// Keep-alive pools: a connection, once opened to a checked address, is reused.
+const agents = {
+  'http:': new HttpAgent({ keepAlive: true, maxFreeSockets: 16 }),
+  'https:': new HttpsAgent({ keepAlive: true, maxFreeSockets: 16 }),
+};
+
+/**
+ * POSTs one signed message. Never throws; never follows a redirect (a 3xx is
+ * just a non-2xx answer); gives up after `timeoutMs` in all (connect, send and
+ * read); reads at most MAX_RESPONSE_BYTES of the answer.
+ */
+export function postMessage(
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+  options: PostOptions,
+): Promise<AttemptResult> {
+  const failure = (error: string): AttemptResult => ({ statusCode: null, response: null, error });
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return Promise.resolve(failure('invalid URL'));
+  }
+  const host = hostOf(url);
+  if (!options.allowPrivateTargets && isIP(host) !== 0 && !isPublicAddress(host)) {
+    return Promise.resolve(failure(new TargetNotAllowedError(host).message));
+  }
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const req = send(url, {
+      method: 'POST',
+      agent: agents[url.protocol as 'http:' | 'https:'],
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      ...(options.allowPrivateTargets ? {} : { lookup: safeLookup }),
+    });
+    let settled = false;
+    const timer = setTimeout(() => {
+      req.destroy();
+      failed(`no answer within ${options.timeoutMs} ms`);
+    }, options.timeoutMs);
+    const finish = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const failed = (error: string) => finish(failure(error));
+
+    req.on('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = () =>
+        finish({
+          statusCode: res.statusCode ?? 0,
+          response: Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8'),
+          error: null,
+        });
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        // Enough: the rest is not read, and the connection is not reused.
+        if (size >= MAX_RESPONSE_BYTES) {
+          done();
+          res.destroy();
+        }
+      });
+      res.on('end', done);
+      res.on('error', done);
+      res.on('close', done);
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      failed(error instanceof TargetNotAllowedError ? error.message : describe(error));
+    });
+    req.end(body);
+  });
+}
+
+function describe(error: NodeJS.ErrnoException): string {
+  const text = error.code ? `${error.code}: ${error.message}` : error.message;
+  return text.slice(0, 255);
+}

@@ -1,0 +1,500 @@
+import { Webhook } from 'standardwebhooks';
+import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
+import { eventually, Received, WebhookReceiver } from './helpers/webhook-receiver';
+
+/*
+ * Webhooks (contract §15) against a real receiver on 127.0.0.1: HTTP and
+ * private targets are allowed here (see webhooks-ssrf for the refusals), with
+ * a short retry schedule and time-out.
+ */
+
+const DATE = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
+const SECRET = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
+
+describe('webhooks', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    t = await createTestApp({
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '100ms,200ms',
+      WEBHOOK_TIMEOUT_MS: '300',
+      WEBHOOK_DISABLE_AFTER: '2',
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.stop();
+  });
+  beforeEach(() => t.reset());
+
+  const admin = () => ({ Authorization: t.auth.administrator });
+
+  async function register(path: string, body: Record<string, unknown> = {}) {
+    const res = await t
+      .http()
+      .post(`${API}/webhooks`)
+      .set(admin())
+      .send({ url: receiver.url(path), events: ['*'], ...body })
+      .expect(201);
+    return res.body as { id: number; secret: string };
+  }
+
+  const ping = (id: number) => t.http().post(`${API}/webhooks/${id}/ping`).set(admin()).expect(202);
+
+  const log = async (id: number) =>
+    (await t.http().get(`${API}/webhooks/${id}/deliveries`).set(admin()).expect(200)).body
+      .deliveries as Array<Record<string, unknown>>;
+
+  /** Verifies a received message with the standardwebhooks library and returns its payload. */
+  function verified(secret: string, message: Received): unknown {
+    return new Webhook(secret).verify(message.body, {
+      'webhook-id': String(message.headers['webhook-id']),
+      'webhook-timestamp': String(message.headers['webhook-timestamp']),
+      'webhook-signature': String(message.headers['webhook-signature']),
+    });
+  }
+
+  describe('access', () => {
+    const routes: Array<[string, string]> = [
+      ['get', '/webhooks'],
+      ['post', '/webhooks'],
+      ['get', '/webhooks/1'],
+      ['patch', '/webhooks/1'],
+      ['delete', '/webhooks/1'],
+      ['post', '/webhooks/1/rotate-secret'],
+      ['get', '/webhooks/1/deliveries'],
+      ['post', '/webhooks/1/deliveries/1/retry'],
+      ['post', '/webhooks/1/ping'],
+    ];
+
+    it.each(routes)(
+      '%s %s: 401 without a token, 403 for every role below administrator',
+      async (method, path) => {
+        const call = () =>
+          (t.http() as unknown as Record<string, (url: string) => import('supertest').Test>)[
+            method
+          ](`${API}${path}`);
+        const anonymous = await call().send({ url: 'nonsense' });
+        expect([anonymous.status, anonymous.body]).toEqual([401, errorBody('rest_forbidden', 401)]);
+        expect(anonymous.headers['www-authenticate']).toBe('Bearer');
+        for (const role of ['editor', 'author', 'contributor', 'subscriber'] as const) {
+          // Authorisation comes before validation: an invalid body still gets 403.
+          const res = await call().set('Authorization', t.auth[role]).send({ url: 'nonsense' });
+          expect([role, res.status, res.body]).toEqual([
+            role,
+            403,
+            errorBody('rest_forbidden', 403),
+          ]);
+        }
+      },
+    );
+
+    it('answers 404 rest-webhook-not-found for an endpoint that does not exist', async () => {
+      for (const [method, path] of routes.filter(([, p]) => p !== '/webhooks')) {
+        const res = await (
+          t.http() as unknown as Record<string, (url: string) => import('supertest').Test>
+        )
+          [method](`${API}${path.replace('/1', '/99')}`)
+          .set(admin())
+          .send({});
+        expect([method, path, res.status, res.body]).toEqual([
+          method,
+          path,
+          404,
+          errorBody('rest-webhook-not-found', 404),
+        ]);
+      }
+    });
+  });
+
+  describe('endpoints', () => {
+    it('creates an endpoint, shows its secret only once, and lists, reads, changes and deletes it', async () => {
+      const res = await t
+        .http()
+        .post(`${API}/webhooks`)
+        .set(admin())
+        .send({
+          url: receiver.url('/crud'),
+          events: ['event.created', 'tag.deleted', 'event.created'],
+          description: 'search index',
+        })
+        .expect(201);
+      expect(res.body).toEqual({
+        id: expect.any(Number),
+        url: receiver.url('/crud'),
+        events: ['event.created', 'tag.deleted'],
+        description: 'search index',
+        enabled: true,
+        secret: expect.stringMatching(SECRET),
+        created_utc: expect.stringMatching(DATE),
+        modified_utc: expect.stringMatching(DATE),
+        consecutive_failures: 0,
+      });
+      expect(Buffer.from(res.body.secret.slice(6), 'base64')).toHaveLength(32);
+      const id = res.body.id as number;
+      expect(res.headers.location).toMatch(
+        new RegExp(`^http://127\\.0\\.0\\.1:\\d+${API}/webhooks/${id}$`),
+      );
+      const { secret: _secret, ...record } = res.body;
+
+      expect((await t.http().get(`${API}/webhooks/${id}`).set(admin()).expect(200)).body).toEqual(
+        record,
+      );
+      const list = await t.http().get(`${API}/webhooks`).set(admin()).expect(200);
+      expect(list.body).toEqual({
+        webhooks: [record],
+        rest_url: expect.stringMatching(/\/webhooks\?page=1$/),
+        total: 1,
+        total_pages: 1,
+      });
+      expect([list.headers['x-total'], list.headers['x-totalpages']]).toEqual(['1', '1']);
+
+      const changed = await t
+        .http()
+        .patch(`${API}/webhooks/${id}`)
+        .set(admin())
+        .send({ events: '*', description: '', enabled: 'false' })
+        .expect(200);
+      expect(changed.body).toEqual({
+        ...record,
+        events: ['*'],
+        description: '',
+        enabled: false,
+        modified_utc: expect.stringMatching(DATE),
+      });
+
+      const removed = await t.http().delete(`${API}/webhooks/${id}`).set(admin()).expect(200);
+      expect(removed.body).toEqual(changed.body);
+      await t.http().get(`${API}/webhooks/${id}`).set(admin()).expect(404);
+    });
+
+    it('validates the body', async () => {
+      const post = (body: Record<string, unknown>) =>
+        t.http().post(`${API}/webhooks`).set(admin()).send(body);
+      expect((await post({})).body).toEqual(
+        errorBody('rest_missing_callback_param', 400, ['url', 'events']),
+      );
+      const invalid = async (body: Record<string, unknown>, name: string) => {
+        const res = await post({ url: receiver.url('/x'), events: ['*'], ...body });
+        expect([res.status, res.body]).toEqual([
+          400,
+          errorBody('rest_invalid_param', 400, { [name]: expect.any(String) }),
+        ]);
+      };
+      await invalid({ events: ['event.moved'] }, 'events');
+      await invalid({ events: [] }, 'events');
+      await invalid({ events: 'ping' }, 'events');
+      await invalid({ url: 'not a url' }, 'url');
+      await invalid({ url: 'ftp://example.com/hook' }, 'url');
+      await invalid({ url: 'https://user:pass@example.com/hook' }, 'url');
+      await invalid({ url: `https://example.com/${'a'.repeat(2048)}` }, 'url');
+      await invalid({ description: 'a'.repeat(256) }, 'description');
+      await invalid({ enabled: 'maybe' }, 'enabled');
+
+      const { id } = await register('/x');
+      const patch = await t
+        .http()
+        .patch(`${API}/webhooks/${id}`)
+        .set(admin())
+        .send({ description: null });
+      expect([patch.status, patch.body]).toEqual([
+        400,
+        errorBody('rest_invalid_param', 400, { description: expect.any(String) }),
+      ]);
+      const english = await post({ events: ['*'], url: 'nope' }).set('Accept-Language', 'en');
+      expect(english.body.message).toBe('Invalid parameter(s): url');
+    });
+
+    it('rotates the secret: the new one is shown once and signs from then on', async () => {
+      const { id, secret } = await register('/rotate');
+      const rotated = await t
+        .http()
+        .post(`${API}/webhooks/${id}/rotate-secret`)
+        .set(admin())
+        .expect(200);
+      expect(rotated.body).toEqual(
+        expect.objectContaining({ id, secret: expect.stringMatching(SECRET) }),
+      );
+      expect(rotated.body.secret).not.toBe(secret);
+      expect(
+        (await t.http().get(`${API}/webhooks/${id}`).set(admin()).expect(200)).body.secret,
+      ).toBeUndefined();
+      await ping(id);
+      const [message] = await receiver.waitFor('/rotate', 1);
+      expect(() => verified(secret, message)).toThrow();
+      expect(verified(rotated.body.secret, message)).toEqual(
+        expect.objectContaining({ type: 'ping' }),
+      );
+    });
+  });
+
+  describe('delivery', () => {
+    it('pings: a signed message the standardwebhooks library verifies, logged as delivered', async () => {
+      receiver.plan('/ping', [{ status: 204, body: '' }]);
+      const { id, secret } = await register('/ping', { events: ['event.created'] });
+      const queued = await ping(id);
+      expect(queued.body).toEqual({
+        id: expect.any(Number),
+        message_id: expect.stringMatching(/^msg_[A-Za-z0-9_-]{22}$/),
+        type: 'ping',
+        status: 'pending',
+        attempts: 0,
+        last_status_code: null,
+        last_attempt_utc: null,
+        next_attempt_utc: expect.stringMatching(DATE),
+        created_utc: expect.stringMatching(DATE),
+        last_response: null,
+        last_error: null,
+      });
+      const [message] = await receiver.waitFor('/ping', 1);
+      expect(message.headers).toEqual(
+        expect.objectContaining({
+          'content-type': 'application/json',
+          'webhook-id': queued.body.message_id,
+          'webhook-timestamp': expect.stringMatching(/^\d{10}$/),
+          'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]+={0,2}$/),
+        }),
+      );
+      expect(
+        Math.abs(Number(message.headers['webhook-timestamp']) - Date.now() / 1000),
+      ).toBeLessThan(5);
+      expect(verified(secret, message)).toEqual({
+        type: 'ping',
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        data: { kind: 'webhook', id },
+      });
+      const [entry] = await eventually(
+        () => log(id),
+        (l) => l[0]?.status === 'delivered',
+      );
+      expect(entry).toEqual({
+        ...queued.body,
+        status: 'delivered',
+        attempts: 1,
+        last_status_code: 204,
+        last_attempt_utc: expect.stringMatching(DATE),
+        next_attempt_utc: null,
+        last_response: '',
+      });
+    });
+
+    it('retries a 500 with the same webhook-id along the schedule, then delivers', async () => {
+      receiver.plan('/flaky', [
+        { status: 500, body: 'down' },
+        { status: 500, body: 'still down' },
+      ]);
+      const { id, secret } = await register('/flaky');
+      const queued = await ping(id);
+      const messages = await receiver.waitFor('/flaky', 3);
+      expect(messages.map((m) => m.headers['webhook-id'])).toEqual(
+        Array(3).fill(queued.body.message_id),
+      );
+      for (const message of messages)
+        expect(verified(secret, message)).toEqual(expect.objectContaining({ type: 'ping' }));
+      // 100 ms, then 200 ms, each with up to 20 % jitter.
+      expect(messages[1].at - messages[0].at).toBeGreaterThanOrEqual(95);
+      expect(messages[2].at - messages[1].at).toBeGreaterThanOrEqual(195);
+      const [entry] = await eventually(
+        () => log(id),
+        (l) => l[0]?.status === 'delivered',
+      );
+      expect(entry).toEqual(
+        expect.objectContaining({
+          status: 'delivered',
+          attempts: 3,
+          last_status_code: 200,
+          last_response: 'ok',
+        }),
+      );
+    });
+
+    it('retries an answer that does not come within WEBHOOK_TIMEOUT_MS', async () => {
+      receiver.plan('/slow', [{ delayMs: 1000 }]);
+      const { id } = await register('/slow');
+      const queued = await ping(id);
+      const [entry] = await eventually(
+        () => log(id),
+        (l) => l[0]?.attempts === 1,
+      );
+      expect(entry).toEqual(
+        expect.objectContaining({
+          status: 'pending',
+          last_status_code: null,
+          last_error: 'no answer within 300 ms',
+        }),
+      );
+      const messages = await receiver.waitFor('/slow', 2);
+      expect(messages.map((m) => m.headers['webhook-id'])).toEqual([
+        queued.body.message_id,
+        queued.body.message_id,
+      ]);
+      await eventually(
+        () => log(id),
+        (l) => l[0]?.status === 'delivered',
+      );
+    });
+
+    it('marks a message failed after the last attempt, and disables the endpoint after WEBHOOK_DISABLE_AFTER of them', async () => {
+      receiver.plan('/dead', [], { status: 503, body: 'gone' });
+      const { id } = await register('/dead');
+      await ping(id);
+      const [failed] = await eventually(
+        () => log(id),
+        (l) => l[0]?.status === 'failed',
+      );
+      expect(failed).toEqual(
+        expect.objectContaining({
+          attempts: 3,
+          last_status_code: 503,
+          last_response: 'gone',
+          next_attempt_utc: null,
+        }),
+      );
+      expect(receiver.on('/dead')).toHaveLength(3);
+      const endpoint = await t.http().get(`${API}/webhooks/${id}`).set(admin()).expect(200);
+      expect([endpoint.body.enabled, endpoint.body.consecutive_failures]).toEqual([true, 1]);
+
+      await ping(id);
+      await eventually(
+        () => log(id),
+        (l) => l[0]?.status === 'failed',
+      );
+      await eventually(
+        async () => (await t.http().get(`${API}/webhooks/${id}`).set(admin())).body,
+        (body) => body.enabled === false && body.consecutive_failures === 2,
+      );
+
+      // Enabled again by hand: the count starts afresh; a delivered message also resets it.
+      const enabled = await t
+        .http()
+        .patch(`${API}/webhooks/${id}`)
+        .set(admin())
+        .send({ enabled: true })
+        .expect(200);
+      expect([enabled.body.enabled, enabled.body.consecutive_failures]).toEqual([true, 0]);
+    });
+
+    it('sends a delivery again on a manual retry, with the same webhook-id, even to a disabled endpoint', async () => {
+      receiver.plan('/retry', [], { status: 500 });
+      const { id } = await register('/retry', { enabled: false });
+      const queued = await ping(id);
+      await eventually(
+        () => log(id),
+        (l) => l[0]?.status === 'failed',
+      );
+
+      receiver.plan('/retry', []);
+      const retried = await t
+        .http()
+        .post(`${API}/webhooks/${id}/deliveries/${queued.body.id}/retry`)
+        .set(admin())
+        .expect(202);
+      expect(retried.body).toEqual(
+        expect.objectContaining({
+          id: queued.body.id,
+          message_id: queued.body.message_id,
+          status: 'pending',
+          attempts: 3,
+        }),
+      );
+      const messages = await receiver.waitFor('/retry', 4);
+      expect(new Set(messages.map((m) => m.headers['webhook-id']))).toEqual(
+        new Set([queued.body.message_id]),
+      );
+      const [entry] = await eventually(
+        () => log(id),
+        (l) => l[0]?.status === 'delivered',
+      );
+      expect(entry).toEqual(
+        expect.objectContaining({ attempts: 4, last_status_code: 200, next_attempt_utc: null }),
+      );
+
+      const missing = await t
+        .http()
+        .post(`${API}/webhooks/${id}/deliveries/999/retry`)
+        .set(admin());
+      expect([missing.status, missing.body]).toEqual([
+        404,
+        errorBody('rest-webhook-delivery-not-found', 404),
+      ]);
+      const other = await register('/other');
+      const elsewhere = await t
+        .http()
+        .post(`${API}/webhooks/${other.id}/deliveries/${queued.body.id}/retry`)
+        .set(admin());
+      expect(elsewhere.status).toBe(404);
+    });
+
+    it('does not follow redirects and keeps at most 1 KiB of the answer', async () => {
+      receiver.plan('/moved', [], {
+        status: 302,
+        headers: { location: receiver.url('/target') },
+        body: 'x'.repeat(5000),
+      });
+      const { id } = await register('/moved');
+      await ping(id);
+      const [entry] = await eventually(
+        () => log(id),
+        (l) => l[0]?.status === 'failed',
+      );
+      expect(entry).toEqual(
+        expect.objectContaining({ last_status_code: 302, last_response: 'x'.repeat(1024) }),
+      );
+      expect(receiver.on('/target')).toHaveLength(0);
+    });
+
+    it('pages the deliveries log newest first', async () => {
+      const { id } = await register('/paged');
+      const ids: number[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await ping(id)).body.id);
+      await receiver.waitFor('/paged', 3);
+      const page = await t
+        .http()
+        .get(`${API}/webhooks/${id}/deliveries?per_page=2`)
+        .set(admin())
+        .expect(200);
+      expect(page.body).toEqual({
+        deliveries: [
+          expect.objectContaining({ id: ids[2] }),
+          expect.objectContaining({ id: ids[1] }),
+        ],
+        rest_url: expect.stringMatching(/\/deliveries\?per_page=2&page=1$/),
+        next_rest_url: expect.stringMatching(/\/deliveries\?per_page=2&page=2$/),
+        total: 3,
+        total_pages: 2,
+      });
+      const second = await t
+        .http()
+        .get(`${API}/webhooks/${id}/deliveries?per_page=2&page=2`)
+        .set(admin())
+        .expect(200);
+      expect(second.body.deliveries).toEqual([
+        expect.objectContaining({ id: ids[0], type: 'ping' }),
+      ]);
+      const bad = await t.http().get(`${API}/webhooks/${id}/deliveries?page=0`).set(admin());
+      expect([bad.status, bad.body]).toEqual([
+        400,
+        errorBody('rest_invalid_param', 400, { page: expect.any(String) }),
+      ]);
+    });
+
+    it('a slow receiver does not hold up other endpoints', async () => {
+      receiver.plan('/stuck', [], { delayMs: 250 });
+      const stuck = await register('/stuck');
+      const quick = await register('/quick');
+      for (let i = 0; i < 24; i++) await ping(stuck.id);
+      await receiver.waitFor('/stuck', 1);
+      await ping(quick.id);
+      const [arrived] = await receiver.waitFor('/quick', 1);
+      // The quick one went out while the slow endpoint's messages were still waiting for answers…
+      expect(arrived.concurrent).toBeGreaterThan(0);
+      await receiver.waitFor('/stuck', 24);
+      // …which never held more than 8 of the sender's connections at once.
+      expect(receiver.peak('/stuck')).toBe(8);
+    });
+  });
+});
