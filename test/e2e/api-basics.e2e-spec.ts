@@ -32,6 +32,12 @@ describe('API basics', () => {
           '/events',
           '/events/{id}',
           '/events/by-slug/{slug}',
+          '/webhooks',
+          '/webhooks/{id}',
+          '/webhooks/{id}/rotate-secret',
+          '/webhooks/{id}/deliveries',
+          '/webhooks/{id}/deliveries/{delivery_id}/retry',
+          '/webhooks/{id}/ping',
         ]
           .map((path) => `/calendar/events/v1${path}`)
           .sort(),

@@ -29,6 +29,9 @@ const TABLES = [
   'terms',
   'venue_translations',
   'venues',
+  'webhook_deliveries',
+  'webhook_endpoints',
+  'webhook_messages',
 ];
 
 /** Indexes lists and lookups depend on: table → [index, columns, unique]. */
@@ -60,6 +63,11 @@ const KEY_INDEXES: Record<string, [string, string[], boolean][]> = {
     ['uq_term_translations_term_language', ['term_id', 'language'], true],
     ['uq_term_translations_slug', ['taxonomy', 'language', 'slug'], true],
     ['uq_term_translations_name', ['taxonomy', 'language', 'parent_id', 'name_key'], true],
+  ],
+  webhook_messages: [['uq_webhook_messages_message_id', ['message_id'], true]],
+  webhook_deliveries: [
+    ['idx_webhook_deliveries_log', ['endpoint_id', 'id'], false],
+    ['idx_webhook_deliveries_due', ['endpoint_id', 'status', 'next_attempt_ms'], false],
   ],
 };
 

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import type { Test } from 'supertest';
 import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
 import { eventually, Received, WebhookReceiver } from './helpers/webhook-receiver';
 
@@ -71,13 +72,13 @@ describe('webhooks', () => {
       ['post', '/webhooks/1/ping'],
     ];
 
+    const request = (method: string, path: string): Test =>
+      (t.http() as unknown as Record<string, (url: string) => Test>)[method](`${API}${path}`);
+
     it.each(routes)(
       '%s %s: 401 without a token, 403 for every role below administrator',
       async (method, path) => {
-        const call = () =>
-          (t.http() as unknown as Record<string, (url: string) => import('supertest').Test>)[
-            method
-          ](`${API}${path}`);
+        const call = () => request(method, path);
         const anonymous = await call().send({ url: 'nonsense' });
         expect([anonymous.status, anonymous.body]).toEqual([401, errorBody('rest_forbidden', 401)]);
         expect(anonymous.headers['www-authenticate']).toBe('Bearer');
@@ -95,12 +96,7 @@ describe('webhooks', () => {
 
     it('answers 404 rest-webhook-not-found for an endpoint that does not exist', async () => {
       for (const [method, path] of routes.filter(([, p]) => p !== '/webhooks')) {
-        const res = await (
-          t.http() as unknown as Record<string, (url: string) => import('supertest').Test>
-        )
-          [method](`${API}${path.replace('/1', '/99')}`)
-          .set(admin())
-          .send({});
+        const res = await request(method, path.replace('/1', '/99')).set(admin()).send({});
         expect([method, path, res.status, res.body]).toEqual([
           method,
           path,

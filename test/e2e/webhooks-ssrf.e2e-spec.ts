@@ -1,0 +1,116 @@
+import { WebhookEndpoint } from '../../src/webhooks/entities/webhook-endpoint.entity';
+import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
+import { eventually, sleep, WebhookReceiver } from './helpers/webhook-receiver';
+
+/*
+ * Webhook targets with the defaults for private targets (refused) and
+ * plain HTTP allowed, so a real receiver on 127.0.0.1 can prove that nothing
+ * reaches it: refused at registration, and again at delivery, on the address
+ * the connection would actually go to (a name resolving to 127.0.0.1 included).
+ */
+
+describe('webhooks: internal targets refused', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    t = await createTestApp({
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+      WEBHOOK_RETRY_SCHEDULE: '50ms',
+      WEBHOOK_TIMEOUT_MS: '1000',
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.stop();
+  });
+  beforeEach(() => t.reset());
+
+  const admin = () => ({ Authorization: t.auth.administrator });
+  const port = () => receiver.port;
+  const internal = () => [
+    `http://127.0.0.1:${port()}/hook`,
+    `http://10.1.2.3:${port()}/hook`,
+    `http://169.254.169.254/latest/meta-data/`,
+    `http://[::1]:${port()}/hook`,
+    `http://[::ffff:127.0.0.1]:${port()}/hook`,
+    `http://[fd00:ec2::254]/latest/meta-data/`,
+    `http://2130706433:${port()}/hook`,
+    `http://0.0.0.0:${port()}/hook`,
+    `http://224.0.0.1/hook`,
+    `http://192.168.1.1/hook`,
+    `http://100.100.100.200/hook`,
+    `http://localhost:${port()}/hook`,
+  ];
+
+  it('refuses to register internal addresses and names that resolve to one', async () => {
+    for (const url of internal()) {
+      const res = await t
+        .http()
+        .post(`${API}/webhooks`)
+        .set({ ...admin(), 'Accept-Language': 'en' })
+        .send({ url, events: ['*'] });
+      expect([url, res.status, res.body]).toEqual([
+        url,
+        400,
+        errorBody('rest_invalid_param', 400, {
+          url: 'url must not point at a loopback, private, link-local or other internal address.',
+        }),
+      ]);
+    }
+    const created = await t
+      .http()
+      .post(`${API}/webhooks`)
+      .set(admin())
+      .send({ url: 'http://8.8.8.8/hook', events: ['*'] });
+    expect(created.status).toBe(201);
+    const moved = await t
+      .http()
+      .patch(`${API}/webhooks/${created.body.id}`)
+      .set(admin())
+      .send({ url: `http://localhost:${port()}/hook` });
+    expect([moved.status, moved.body.code]).toEqual([400, 'rest_invalid_param']);
+  });
+
+  it('refuses delivery to an internal address, checked on the address actually connected to', async () => {
+    // Endpoints whose address turned internal after registration (DNS rebinding).
+    const urls = [
+      `http://127.0.0.1:${port()}/hook`,
+      `http://localhost:${port()}/hook`,
+      `http://[::1]:${port()}/hook`,
+    ];
+    const repo = t.dataSource.getRepository(WebhookEndpoint);
+    for (const url of urls) {
+      const endpoint = await repo.save(
+        repo.create({
+          url,
+          events: ['*'],
+          description: '',
+          enabled: true,
+          secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+          consecutiveFailures: 0,
+          createdAt: 0,
+          modifiedAt: 0,
+        }),
+      );
+      await t.http().post(`${API}/webhooks/${endpoint.id}/ping`).set(admin()).expect(202);
+      const log = await eventually(
+        async () =>
+          (await t.http().get(`${API}/webhooks/${endpoint.id}/deliveries`).set(admin()).expect(200))
+            .body.deliveries,
+        (deliveries: Array<{ status: string }>) => deliveries[0]?.status === 'failed',
+      );
+      expect(log[0]).toEqual(
+        expect.objectContaining({
+          attempts: 2,
+          last_status_code: null,
+          last_error: expect.stringMatching(/is not a public address$/),
+        }),
+      );
+    }
+    await sleep(100);
+    expect(receiver.received).toEqual([]);
+  });
+});
