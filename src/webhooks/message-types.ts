@@ -1,3 +1,8 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn } from 'class-validator';
+import { MAX_LIST_ITEMS, ToStringList } from '../common/validation/decorators';
+
 /** The record kinds whose changes are announced (contract §15). */
 export const WEBHOOK_KINDS = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
 export const WEBHOOK_ACTIONS = ['created', 'updated', 'deleted'] as const;
@@ -13,4 +18,22 @@ export const PING = 'ping';
 
 export function subscribes(events: string[], type: string): boolean {
   return events.includes('*') || events.includes(type);
+}
+
+/** `events` of a webhook write: 1–100 subscribable types, in any list form. */
+export function IsSubscription(required: boolean): PropertyDecorator {
+  return applyDecorators(
+    ToStringList(),
+    IsArray(),
+    ArrayMinSize(1),
+    ArrayMaxSize(MAX_LIST_ITEMS),
+    IsIn(SUBSCRIBABLE_TYPES, { each: true }),
+    ApiProperty({
+      required,
+      type: 'array',
+      items: { type: 'string', enum: SUBSCRIBABLE_TYPES },
+      minItems: 1,
+      maxItems: MAX_LIST_ITEMS,
+    }),
+  );
 }

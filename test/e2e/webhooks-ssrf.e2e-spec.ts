@@ -1,6 +1,6 @@
 import { WebhookEndpoint } from '../../src/webhooks/entities/webhook-endpoint.entity';
-import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
-import { eventually, sleep, WebhookReceiver } from './helpers/webhook-receiver';
+import { API, errorBody } from './helpers/test-app';
+import { eventually, sleep, useWebhookApp } from './helpers/webhook-receiver';
 
 /*
  * Webhook targets with the defaults for private targets (refused) and
@@ -10,26 +10,12 @@ import { eventually, sleep, WebhookReceiver } from './helpers/webhook-receiver';
  */
 
 describe('webhooks: internal targets refused', () => {
-  let t: TestApp;
-  let receiver: WebhookReceiver;
-
-  beforeAll(async () => {
-    receiver = await new WebhookReceiver().start();
-    t = await createTestApp({
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
-      WEBHOOK_RETRY_SCHEDULE: '50ms',
-      WEBHOOK_TIMEOUT_MS: '1000',
-    });
+  const ctx = useWebhookApp({
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+    WEBHOOK_RETRY_SCHEDULE: '50ms',
+    WEBHOOK_TIMEOUT_MS: '1000',
   });
-  afterAll(async () => {
-    await t?.close();
-    await receiver?.stop();
-  });
-  beforeEach(() => t.reset());
-
-  const admin = () => ({ Authorization: t.auth.administrator });
-  const port = () => receiver.port;
+  const port = () => ctx.receiver.port;
   const internal = () => [
     `http://127.0.0.1:${port()}/hook`,
     `http://10.1.2.3:${port()}/hook`,
@@ -47,10 +33,10 @@ describe('webhooks: internal targets refused', () => {
 
   it('refuses to register internal addresses and names that resolve to one', async () => {
     for (const url of internal()) {
-      const res = await t
+      const res = await ctx.t
         .http()
         .post(`${API}/webhooks`)
-        .set({ ...admin(), 'Accept-Language': 'en' })
+        .set({ ...ctx.admin(), 'Accept-Language': 'en' })
         .send({ url, events: ['*'] });
       expect([url, res.status, res.body]).toEqual([
         url,
@@ -60,16 +46,16 @@ describe('webhooks: internal targets refused', () => {
         }),
       ]);
     }
-    const created = await t
+    const created = await ctx.t
       .http()
       .post(`${API}/webhooks`)
-      .set(admin())
+      .set(ctx.admin())
       .send({ url: 'http://8.8.8.8/hook', events: ['*'] });
     expect(created.status).toBe(201);
-    const moved = await t
+    const moved = await ctx.t
       .http()
       .patch(`${API}/webhooks/${created.body.id}`)
-      .set(admin())
+      .set(ctx.admin())
       .send({ url: `http://localhost:${port()}/hook` });
     expect([moved.status, moved.body.code]).toEqual([400, 'rest_invalid_param']);
   });
@@ -81,7 +67,7 @@ describe('webhooks: internal targets refused', () => {
       `http://localhost:${port()}/hook`,
       `http://[::1]:${port()}/hook`,
     ];
-    const repo = t.dataSource.getRepository(WebhookEndpoint);
+    const repo = ctx.t.dataSource.getRepository(WebhookEndpoint);
     for (const url of urls) {
       const endpoint = await repo.save(
         repo.create({
@@ -95,11 +81,16 @@ describe('webhooks: internal targets refused', () => {
           modifiedAt: 0,
         }),
       );
-      await t.http().post(`${API}/webhooks/${endpoint.id}/ping`).set(admin()).expect(202);
+      await ctx.t.http().post(`${API}/webhooks/${endpoint.id}/ping`).set(ctx.admin()).expect(202);
       const log = await eventually(
         async () =>
-          (await t.http().get(`${API}/webhooks/${endpoint.id}/deliveries`).set(admin()).expect(200))
-            .body.deliveries,
+          (
+            await ctx.t
+              .http()
+              .get(`${API}/webhooks/${endpoint.id}/deliveries`)
+              .set(ctx.admin())
+              .expect(200)
+          ).body.deliveries,
         (deliveries: Array<{ status: string }>) => deliveries[0]?.status === 'failed',
       );
       expect(log[0]).toEqual(
@@ -111,6 +102,6 @@ describe('webhooks: internal targets refused', () => {
       );
     }
     await sleep(100);
-    expect(receiver.received).toEqual([]);
+    expect(ctx.receiver.received).toEqual([]);
   });
 });

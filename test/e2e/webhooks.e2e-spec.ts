@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { Test } from 'supertest';
-import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
-import { eventually, Received, WebhookReceiver } from './helpers/webhook-receiver';
+import { API, errorBody } from './helpers/test-app';
+import { eventually, Received, useWebhookApp } from './helpers/webhook-receiver';
 
 /*
  * Webhooks (contract §15) against a real receiver on 127.0.0.1: HTTP and
@@ -13,41 +13,28 @@ const DATE = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
 const SECRET = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
 
 describe('webhooks', () => {
-  let t: TestApp;
-  let receiver: WebhookReceiver;
-
-  beforeAll(async () => {
-    receiver = await new WebhookReceiver().start();
-    t = await createTestApp({
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '100ms,200ms',
-      WEBHOOK_TIMEOUT_MS: '300',
-      WEBHOOK_DISABLE_AFTER: '2',
-    });
+  const ctx = useWebhookApp({
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_RETRY_SCHEDULE: '100ms,200ms',
+    WEBHOOK_TIMEOUT_MS: '300',
+    WEBHOOK_DISABLE_AFTER: '2',
   });
-  afterAll(async () => {
-    await t?.close();
-    await receiver?.stop();
-  });
-  beforeEach(() => t.reset());
-
-  const admin = () => ({ Authorization: t.auth.administrator });
 
   async function register(path: string, body: Record<string, unknown> = {}) {
-    const res = await t
+    const res = await ctx.t
       .http()
       .post(`${API}/webhooks`)
-      .set(admin())
-      .send({ url: receiver.url(path), events: ['*'], ...body })
+      .set(ctx.admin())
+      .send({ url: ctx.receiver.url(path), events: ['*'], ...body })
       .expect(201);
     return res.body as { id: number; secret: string };
   }
 
-  const ping = (id: number) => t.http().post(`${API}/webhooks/${id}/ping`).set(admin()).expect(202);
+  const ping = (id: number) =>
+    ctx.t.http().post(`${API}/webhooks/${id}/ping`).set(ctx.admin()).expect(202);
 
   const log = async (id: number) =>
-    (await t.http().get(`${API}/webhooks/${id}/deliveries`).set(admin()).expect(200)).body
+    (await ctx.t.http().get(`${API}/webhooks/${id}/deliveries`).set(ctx.admin()).expect(200)).body
       .deliveries as Array<Record<string, unknown>>;
 
   /** Verifies a received message with the standardwebhooks library and returns its payload. */
@@ -73,7 +60,7 @@ describe('webhooks', () => {
     ];
 
     const request = (method: string, path: string): Test =>
-      (t.http() as unknown as Record<string, (url: string) => Test>)[method](`${API}${path}`);
+      (ctx.t.http() as unknown as Record<string, (url: string) => Test>)[method](`${API}${path}`);
 
     it.each(routes)(
       '%s %s: 401 without a token, 403 for every role below administrator',
@@ -84,7 +71,7 @@ describe('webhooks', () => {
         expect(anonymous.headers['www-authenticate']).toBe('Bearer');
         for (const role of ['editor', 'author', 'contributor', 'subscriber'] as const) {
           // Authorisation comes before validation: an invalid body still gets 403.
-          const res = await call().set('Authorization', t.auth[role]).send({ url: 'nonsense' });
+          const res = await call().set('Authorization', ctx.t.auth[role]).send({ url: 'nonsense' });
           expect([role, res.status, res.body]).toEqual([
             role,
             403,
@@ -96,7 +83,7 @@ describe('webhooks', () => {
 
     it('answers 404 rest-webhook-not-found for an endpoint that does not exist', async () => {
       for (const [method, path] of routes.filter(([, p]) => p !== '/webhooks')) {
-        const res = await request(method, path.replace('/1', '/99')).set(admin()).send({});
+        const res = await request(method, path.replace('/1', '/99')).set(ctx.admin()).send({});
         expect([method, path, res.status, res.body]).toEqual([
           method,
           path,
@@ -109,19 +96,19 @@ describe('webhooks', () => {
 
   describe('endpoints', () => {
     it('creates an endpoint, shows its secret only once, and lists, reads, changes and deletes it', async () => {
-      const res = await t
+      const res = await ctx.t
         .http()
         .post(`${API}/webhooks`)
-        .set(admin())
+        .set(ctx.admin())
         .send({
-          url: receiver.url('/crud'),
+          url: ctx.receiver.url('/crud'),
           events: ['event.created', 'tag.deleted', 'event.created'],
           description: 'search index',
         })
         .expect(201);
       expect(res.body).toEqual({
         id: expect.any(Number),
-        url: receiver.url('/crud'),
+        url: ctx.receiver.url('/crud'),
         events: ['event.created', 'tag.deleted'],
         description: 'search index',
         enabled: true,
@@ -137,10 +124,10 @@ describe('webhooks', () => {
       );
       const { secret: _secret, ...record } = res.body;
 
-      expect((await t.http().get(`${API}/webhooks/${id}`).set(admin()).expect(200)).body).toEqual(
-        record,
-      );
-      const list = await t.http().get(`${API}/webhooks`).set(admin()).expect(200);
+      expect(
+        (await ctx.t.http().get(`${API}/webhooks/${id}`).set(ctx.admin()).expect(200)).body,
+      ).toEqual(record);
+      const list = await ctx.t.http().get(`${API}/webhooks`).set(ctx.admin()).expect(200);
       expect(list.body).toEqual({
         webhooks: [record],
         rest_url: expect.stringMatching(/\/webhooks\?page=1$/),
@@ -149,10 +136,10 @@ describe('webhooks', () => {
       });
       expect([list.headers['x-total'], list.headers['x-totalpages']]).toEqual(['1', '1']);
 
-      const changed = await t
+      const changed = await ctx.t
         .http()
         .patch(`${API}/webhooks/${id}`)
-        .set(admin())
+        .set(ctx.admin())
         .send({ events: '*', description: '', enabled: 'false' })
         .expect(200);
       expect(changed.body).toEqual({
@@ -163,19 +150,23 @@ describe('webhooks', () => {
         modified_utc: expect.stringMatching(DATE),
       });
 
-      const removed = await t.http().delete(`${API}/webhooks/${id}`).set(admin()).expect(200);
+      const removed = await ctx.t
+        .http()
+        .delete(`${API}/webhooks/${id}`)
+        .set(ctx.admin())
+        .expect(200);
       expect(removed.body).toEqual(changed.body);
-      await t.http().get(`${API}/webhooks/${id}`).set(admin()).expect(404);
+      await ctx.t.http().get(`${API}/webhooks/${id}`).set(ctx.admin()).expect(404);
     });
 
     it('validates the body', async () => {
       const post = (body: Record<string, unknown>) =>
-        t.http().post(`${API}/webhooks`).set(admin()).send(body);
+        ctx.t.http().post(`${API}/webhooks`).set(ctx.admin()).send(body);
       expect((await post({})).body).toEqual(
         errorBody('rest_missing_callback_param', 400, ['url', 'events']),
       );
       const invalid = async (body: Record<string, unknown>, name: string) => {
-        const res = await post({ url: receiver.url('/x'), events: ['*'], ...body });
+        const res = await post({ url: ctx.receiver.url('/x'), events: ['*'], ...body });
         expect([res.status, res.body]).toEqual([
           400,
           errorBody('rest_invalid_param', 400, { [name]: expect.any(String) }),
@@ -192,10 +183,10 @@ describe('webhooks', () => {
       await invalid({ enabled: 'maybe' }, 'enabled');
 
       const { id } = await register('/x');
-      const patch = await t
+      const patch = await ctx.t
         .http()
         .patch(`${API}/webhooks/${id}`)
-        .set(admin())
+        .set(ctx.admin())
         .send({ description: null });
       expect([patch.status, patch.body]).toEqual([
         400,
@@ -207,20 +198,20 @@ describe('webhooks', () => {
 
     it('rotates the secret: the new one is shown once and signs from then on', async () => {
       const { id, secret } = await register('/rotate');
-      const rotated = await t
+      const rotated = await ctx.t
         .http()
         .post(`${API}/webhooks/${id}/rotate-secret`)
-        .set(admin())
+        .set(ctx.admin())
         .expect(200);
       expect(rotated.body).toEqual(
         expect.objectContaining({ id, secret: expect.stringMatching(SECRET) }),
       );
       expect(rotated.body.secret).not.toBe(secret);
       expect(
-        (await t.http().get(`${API}/webhooks/${id}`).set(admin()).expect(200)).body.secret,
+        (await ctx.t.http().get(`${API}/webhooks/${id}`).set(ctx.admin()).expect(200)).body.secret,
       ).toBeUndefined();
       await ping(id);
-      const [message] = await receiver.waitFor('/rotate', 1);
+      const [message] = await ctx.receiver.waitFor('/rotate', 1);
       expect(() => verified(secret, message)).toThrow();
       expect(verified(rotated.body.secret, message)).toEqual(
         expect.objectContaining({ type: 'ping' }),
@@ -230,7 +221,7 @@ describe('webhooks', () => {
 
   describe('delivery', () => {
     it('pings: a signed message the standardwebhooks library verifies, logged as delivered', async () => {
-      receiver.plan('/ping', [{ status: 204, body: '' }]);
+      ctx.receiver.plan('/ping', [{ status: 204, body: '' }]);
       const { id, secret } = await register('/ping', { events: ['event.created'] });
       const queued = await ping(id);
       expect(queued.body).toEqual({
@@ -246,7 +237,7 @@ describe('webhooks', () => {
         last_response: null,
         last_error: null,
       });
-      const [message] = await receiver.waitFor('/ping', 1);
+      const [message] = await ctx.receiver.waitFor('/ping', 1);
       expect(message.headers).toEqual(
         expect.objectContaining({
           'content-type': 'application/json',
@@ -279,13 +270,13 @@ describe('webhooks', () => {
     });
 
     it('retries a 500 with the same webhook-id along the schedule, then delivers', async () => {
-      receiver.plan('/flaky', [
+      ctx.receiver.plan('/flaky', [
         { status: 500, body: 'down' },
         { status: 500, body: 'still down' },
       ]);
       const { id, secret } = await register('/flaky');
       const queued = await ping(id);
-      const messages = await receiver.waitFor('/flaky', 3);
+      const messages = await ctx.receiver.waitFor('/flaky', 3);
       expect(messages.map((m) => m.headers['webhook-id'])).toEqual(
         Array(3).fill(queued.body.message_id),
       );
@@ -309,7 +300,7 @@ describe('webhooks', () => {
     });
 
     it('retries an answer that does not come within WEBHOOK_TIMEOUT_MS', async () => {
-      receiver.plan('/slow', [{ delayMs: 1000 }]);
+      ctx.receiver.plan('/slow', [{ delayMs: 1000 }]);
       const { id } = await register('/slow');
       const queued = await ping(id);
       const [entry] = await eventually(
@@ -323,7 +314,7 @@ describe('webhooks', () => {
           last_error: 'no answer within 300 ms',
         }),
       );
-      const messages = await receiver.waitFor('/slow', 2);
+      const messages = await ctx.receiver.waitFor('/slow', 2);
       expect(messages.map((m) => m.headers['webhook-id'])).toEqual([
         queued.body.message_id,
         queued.body.message_id,
@@ -335,7 +326,7 @@ describe('webhooks', () => {
     });
 
     it('marks a message failed after the last attempt, and disables the endpoint after WEBHOOK_DISABLE_AFTER of them', async () => {
-      receiver.plan('/dead', [], { status: 503, body: 'gone' });
+      ctx.receiver.plan('/dead', [], { status: 503, body: 'gone' });
       const { id } = await register('/dead');
       await ping(id);
       const [failed] = await eventually(
@@ -350,8 +341,8 @@ describe('webhooks', () => {
           next_attempt_utc: null,
         }),
       );
-      expect(receiver.on('/dead')).toHaveLength(3);
-      const endpoint = await t.http().get(`${API}/webhooks/${id}`).set(admin()).expect(200);
+      expect(ctx.receiver.on('/dead')).toHaveLength(3);
+      const endpoint = await ctx.t.http().get(`${API}/webhooks/${id}`).set(ctx.admin()).expect(200);
       expect([endpoint.body.enabled, endpoint.body.consecutive_failures]).toEqual([true, 1]);
 
       await ping(id);
@@ -360,22 +351,22 @@ describe('webhooks', () => {
         (l) => l[0]?.status === 'failed',
       );
       await eventually(
-        async () => (await t.http().get(`${API}/webhooks/${id}`).set(admin())).body,
+        async () => (await ctx.t.http().get(`${API}/webhooks/${id}`).set(ctx.admin())).body,
         (body) => body.enabled === false && body.consecutive_failures === 2,
       );
 
       // Enabled again by hand: the count starts afresh; a delivered message also resets it.
-      const enabled = await t
+      const enabled = await ctx.t
         .http()
         .patch(`${API}/webhooks/${id}`)
-        .set(admin())
+        .set(ctx.admin())
         .send({ enabled: true })
         .expect(200);
       expect([enabled.body.enabled, enabled.body.consecutive_failures]).toEqual([true, 0]);
     });
 
     it('sends a delivery again on a manual retry, with the same webhook-id, even to a disabled endpoint', async () => {
-      receiver.plan('/retry', [], { status: 500 });
+      ctx.receiver.plan('/retry', [], { status: 500 });
       const { id } = await register('/retry', { enabled: false });
       const queued = await ping(id);
       await eventually(
@@ -383,11 +374,11 @@ describe('webhooks', () => {
         (l) => l[0]?.status === 'failed',
       );
 
-      receiver.plan('/retry', []);
-      const retried = await t
+      ctx.receiver.plan('/retry', []);
+      const retried = await ctx.t
         .http()
         .post(`${API}/webhooks/${id}/deliveries/${queued.body.id}/retry`)
-        .set(admin())
+        .set(ctx.admin())
         .expect(202);
       expect(retried.body).toEqual(
         expect.objectContaining({
@@ -397,7 +388,7 @@ describe('webhooks', () => {
           attempts: 3,
         }),
       );
-      const messages = await receiver.waitFor('/retry', 4);
+      const messages = await ctx.receiver.waitFor('/retry', 4);
       expect(new Set(messages.map((m) => m.headers['webhook-id']))).toEqual(
         new Set([queued.body.message_id]),
       );
@@ -409,26 +400,26 @@ describe('webhooks', () => {
         expect.objectContaining({ attempts: 4, last_status_code: 200, next_attempt_utc: null }),
       );
 
-      const missing = await t
+      const missing = await ctx.t
         .http()
         .post(`${API}/webhooks/${id}/deliveries/999/retry`)
-        .set(admin());
+        .set(ctx.admin());
       expect([missing.status, missing.body]).toEqual([
         404,
         errorBody('rest-webhook-delivery-not-found', 404),
       ]);
       const other = await register('/other');
-      const elsewhere = await t
+      const elsewhere = await ctx.t
         .http()
         .post(`${API}/webhooks/${other.id}/deliveries/${queued.body.id}/retry`)
-        .set(admin());
+        .set(ctx.admin());
       expect(elsewhere.status).toBe(404);
     });
 
     it('does not follow redirects and keeps at most 1 KiB of the answer', async () => {
-      receiver.plan('/moved', [], {
+      ctx.receiver.plan('/moved', [], {
         status: 302,
-        headers: { location: receiver.url('/target') },
+        headers: { location: ctx.receiver.url('/target') },
         body: 'x'.repeat(5000),
       });
       const { id } = await register('/moved');
@@ -440,18 +431,18 @@ describe('webhooks', () => {
       expect(entry).toEqual(
         expect.objectContaining({ last_status_code: 302, last_response: 'x'.repeat(1024) }),
       );
-      expect(receiver.on('/target')).toHaveLength(0);
+      expect(ctx.receiver.on('/target')).toHaveLength(0);
     });
 
     it('pages the deliveries log newest first', async () => {
       const { id } = await register('/paged');
       const ids: number[] = [];
       for (let i = 0; i < 3; i++) ids.push((await ping(id)).body.id);
-      await receiver.waitFor('/paged', 3);
-      const page = await t
+      await ctx.receiver.waitFor('/paged', 3);
+      const page = await ctx.t
         .http()
         .get(`${API}/webhooks/${id}/deliveries?per_page=2`)
-        .set(admin())
+        .set(ctx.admin())
         .expect(200);
       expect(page.body).toEqual({
         deliveries: [
@@ -463,34 +454,37 @@ describe('webhooks', () => {
         total: 3,
         total_pages: 2,
       });
-      const second = await t
+      const second = await ctx.t
         .http()
         .get(`${API}/webhooks/${id}/deliveries?per_page=2&page=2`)
-        .set(admin())
+        .set(ctx.admin())
         .expect(200);
       expect(second.body.deliveries).toEqual([
         expect.objectContaining({ id: ids[0], type: 'ping' }),
       ]);
-      const bad = await t.http().get(`${API}/webhooks/${id}/deliveries?page=0`).set(admin());
+      const bad = await ctx.t
+        .http()
+        .get(`${API}/webhooks/${id}/deliveries?page=0`)
+        .set(ctx.admin());
       expect([bad.status, bad.body]).toEqual([
         400,
         errorBody('rest_invalid_param', 400, { page: expect.any(String) }),
       ]);
     });
 
-    it('a slow receiver does not hold up other endpoints', async () => {
-      receiver.plan('/stuck', [], { delayMs: 250 });
+    it('a slow ctx.receiver does not hold up other endpoints', async () => {
+      ctx.receiver.plan('/stuck', [], { delayMs: 250 });
       const stuck = await register('/stuck');
       const quick = await register('/quick');
       for (let i = 0; i < 24; i++) await ping(stuck.id);
-      await receiver.waitFor('/stuck', 1);
+      await ctx.receiver.waitFor('/stuck', 1);
       await ping(quick.id);
-      const [arrived] = await receiver.waitFor('/quick', 1);
+      const [arrived] = await ctx.receiver.waitFor('/quick', 1);
       // The quick one went out while the slow endpoint's messages were still waiting for answers…
       expect(arrived.concurrent).toBeGreaterThan(0);
-      await receiver.waitFor('/stuck', 24);
+      await ctx.receiver.waitFor('/stuck', 24);
       // …which never held more than 8 of the sender's connections at once.
-      expect(receiver.peak('/stuck')).toBe(8);
+      expect(ctx.receiver.peak('/stuck')).toBe(8);
     });
   });
 });

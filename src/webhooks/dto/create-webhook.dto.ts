@@ -1,17 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsDefined,
-  IsIn,
-  IsOptional,
-  IsString,
-  MaxLength,
-} from 'class-validator';
-import { MAX_LIST_ITEMS, ToBoolean, ToStringList } from '../../common/validation/decorators';
-import { SUBSCRIBABLE_TYPES } from '../message-types';
+import { IsBoolean, IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ToBoolean } from '../../common/validation/decorators';
+import { IsSubscription } from '../message-types';
 
 /** A webhook endpoint to register (administrators only). */
 export class CreateWebhookDto {
@@ -24,17 +14,7 @@ export class CreateWebhookDto {
 
   /** Message types to send (`event.created`, …), or `["*"]` for all. */
   @IsDefined()
-  @ToStringList()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_LIST_ITEMS)
-  @IsIn(SUBSCRIBABLE_TYPES, { each: true })
-  @ApiProperty({
-    type: 'array',
-    items: { type: 'string', enum: SUBSCRIBABLE_TYPES },
-    minItems: 1,
-    maxItems: MAX_LIST_ITEMS,
-  })
+  @IsSubscription(true)
   events: string[];
 
   /** A note for administrators. */

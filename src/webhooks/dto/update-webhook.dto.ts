@@ -1,20 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsString,
-  MaxLength,
-} from 'class-validator';
-import {
-  IsOmittable,
-  MAX_LIST_ITEMS,
-  ToBoolean,
-  ToStringList,
-} from '../../common/validation/decorators';
-import { SUBSCRIBABLE_TYPES } from '../message-types';
+import { IsBoolean, IsString, MaxLength } from 'class-validator';
+import { IsOmittable, ToBoolean } from '../../common/validation/decorators';
+import { IsSubscription } from '../message-types';
 
 /** Fields to change; those left out keep their values (`null` is not a value here). */
 export class UpdateWebhookDto {
@@ -27,18 +14,7 @@ export class UpdateWebhookDto {
 
   /** Message types to send (`event.created`, …), or `["*"]` for all. */
   @IsOmittable()
-  @ToStringList()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_LIST_ITEMS)
-  @IsIn(SUBSCRIBABLE_TYPES, { each: true })
-  @ApiProperty({
-    required: false,
-    type: 'array',
-    items: { type: 'string', enum: SUBSCRIBABLE_TYPES },
-    minItems: 1,
-    maxItems: MAX_LIST_ITEMS,
-  })
+  @IsSubscription(false)
   events?: string[];
 
   /** A note for administrators. */

@@ -20,19 +20,10 @@ export class WebhookRecordDto {
 }
 
 /** A webhook endpoint with its signing secret: the answer of create and rotate-secret only. */
-export class WebhookWithSecretDto {
-  id: number;
-  url: string;
-  @ApiProperty({ type: 'array', items: { type: 'string', enum: SUBSCRIBABLE_TYPES } })
-  events: string[];
-  description: string;
-  enabled: boolean;
+export class WebhookWithSecretDto extends WebhookRecordDto {
   /** `whsec_` + base64 of 32 random bytes: keep it, it is not shown again. */
   @ApiProperty({ pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' })
   secret: string;
-  created_utc: string;
-  modified_utc: string;
-  consecutive_failures: number;
 }
 
 /** One message to one endpoint, in the deliveries log. */

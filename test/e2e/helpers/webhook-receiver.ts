@@ -1,4 +1,5 @@
 import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
+import { createTestApp, TestApp } from './test-app';
 import { AddressInfo } from 'node:net';
 
 /** One message as the receiver got it. */
@@ -124,4 +125,30 @@ export async function eventually<T>(
       throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value)}`);
     await sleep(20);
   }
+}
+
+export interface WebhookTestContext {
+  t: TestApp;
+  receiver: WebhookReceiver;
+  /** The administrator's Authorization header. */
+  admin: () => Record<string, string>;
+}
+
+/**
+ * The suite's app (plain HTTP allowed, plus `env`) and a receiver, started
+ * before its tests and stopped after them; tables emptied before each test.
+ */
+export function useWebhookApp(env: Record<string, string>): WebhookTestContext {
+  const ctx = {} as WebhookTestContext;
+  ctx.admin = () => ({ Authorization: ctx.t.auth.administrator });
+  beforeAll(async () => {
+    ctx.receiver = await new WebhookReceiver().start();
+    ctx.t = await createTestApp({ WEBHOOK_ALLOW_HTTP: 'true', ...env });
+  });
+  afterAll(async () => {
+    await ctx.t?.close();
+    await ctx.receiver?.stop();
+  });
+  beforeEach(() => ctx.t.reset());
+  return ctx;
 }
