@@ -472,11 +472,11 @@ describe('webhooks', () => {
       ]);
     });
 
-    it('a slow ctx.receiver does not hold up other endpoints', async () => {
+    it('a slow receiver does not hold up other endpoints', async () => {
       ctx.receiver.plan('/stuck', [], { delayMs: 250 });
       const stuck = await register('/stuck');
       const quick = await register('/quick');
-      for (let i = 0; i < 24; i++) await ping(stuck.id);
+      await Promise.all(Array.from({ length: 24 }, () => ping(stuck.id)));
       await ctx.receiver.waitFor('/stuck', 1);
       await ping(quick.id);
       const [arrived] = await ctx.receiver.waitFor('/quick', 1);
@@ -484,7 +484,8 @@ describe('webhooks', () => {
       expect(arrived.concurrent).toBeGreaterThan(0);
       await ctx.receiver.waitFor('/stuck', 24);
       // …which never held more than 8 of the sender's connections at once.
-      expect(ctx.receiver.peak('/stuck')).toBe(8);
+      expect(ctx.receiver.peak('/stuck')).toBeGreaterThan(1);
+      expect(ctx.receiver.peak('/stuck')).toBeLessThanOrEqual(8);
     });
   });
 });
