@@ -24,16 +24,25 @@ import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { AttemptResult, postMessage } from './webhook-transport';
 
-/** Attempts running at once in this process, over all endpoints. */
-const MAX_IN_FLIGHT = 64;
-/** Attempts running at once to one endpoint: a slow receiver holds at most these. */
-const MAX_IN_FLIGHT_PER_ENDPOINT = 8;
+/** Deliveries this process holds claimed at once, over all endpoints. */
+const MAX_CLAIMED = 256;
+/** Deliveries claimed ahead for one endpoint: claims are few and large, so they keep up with writes. */
+const MAX_CLAIMED_PER_ENDPOINT = 64;
+/** Messages posted at once to one endpoint: a slow receiver holds at most these connections. */
+const MAX_POSTS_PER_ENDPOINT = 8;
 /** How often other instances' messages and due retries are looked for. */
 const POLL_MS = 500;
 /** A claim outlives the longest attempt by this much before another sender may take the row. */
 const LEASE_MARGIN_MS = 15_000;
 /** Retry delays grow by up to this share at random, so retries spread out. */
 const JITTER = 0.2;
+
+/** What one attempt came to, waiting to be recorded. */
+interface Outcome {
+  row: ClaimedRow;
+  result: AttemptResult;
+  attemptedAt: number;
+}
 
 interface ClaimedRow {
   id: number;
@@ -62,9 +71,17 @@ export class WebhookSender
   /** Names this process's claims. */
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly perEndpoint = new Map<number, number>();
+  /** Per endpoint: deliveries claimed and not yet recorded. */
+  private readonly claimed = new Map<number, number>();
+  /** Per endpoint: messages being posted, and attempts waiting for a free connection. */
+  private readonly posting = new Map<number, number>();
+  private readonly waiting = new Map<number, Array<() => void>>();
   /** Transactions that stored messages: the sender wakes when they commit. */
   private readonly committing = new WeakSet<QueryRunner>();
+  private readonly outcomes: Array<
+    Outcome & { resolve: () => void; reject: (error: unknown) => void }
+  > = [];
+  private flushing: Promise<void> | undefined;
   private running = false;
   private again = false;
   private stopped = true;
@@ -85,11 +102,21 @@ export class WebhookSender
     this.schedule(0);
   }
 
-  /** Graceful shutdown: claim nothing more, let the running attempts finish and record them. */
+  /**
+   * Graceful shutdown: claim nothing more, let the attempts being posted
+   * finish and record them, and release the claims of those still waiting for
+   * a connection (another instance, or the next start, sends them).
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.currentTick;
+    for (const [endpoint, queue] of this.waiting) {
+      for (const resume of queue.splice(0)) {
+        this.posting.set(endpoint, (this.posting.get(endpoint) ?? 0) + 1);
+        resume();
+      }
+    }
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -152,19 +179,24 @@ export class WebhookSender
     for (const endpoint of order) {
       if (this.stopped) return;
       const id = Number(endpoint.id);
-      const slots = Math.min(
-        MAX_IN_FLIGHT_PER_ENDPOINT - (this.perEndpoint.get(id) ?? 0),
-        MAX_IN_FLIGHT - this.inFlight.size,
-      );
-      if (slots <= 0) continue;
+      const ahead = this.claimed.get(id) ?? 0;
+      const room = Math.min(MAX_CLAIMED_PER_ENDPOINT - ahead, MAX_CLAIMED - this.inFlight.size);
+      if (room <= 0) continue;
       // A disabled endpoint gets only manual retries and pings.
       const where = Number(endpoint.enabled) ? 'endpoint_id = ?' : 'endpoint_id = ? AND forced = 1';
-      this.start(await this.claim(where, [id], slots));
+      // The lease covers the wait behind the deliveries claimed before these.
+      const rounds = Math.ceil((ahead + room) / MAX_POSTS_PER_ENDPOINT);
+      this.start(await this.claim(where, [id], room, rounds * this.config.webhooks.timeoutMs));
     }
   }
 
-  /** Claims up to `limit` due deliveries matching `where`, with a lease. */
-  private claim(where: string, params: unknown[], limit: number): Promise<ClaimedRow[]> {
+  /** Claims up to `limit` due deliveries matching `where`, with a lease of `leaseMs` and a margin. */
+  private claim(
+    where: string,
+    params: unknown[],
+    limit: number,
+    leaseMs: number,
+  ): Promise<ClaimedRow[]> {
     const now = Date.now();
     const lock = this.dataSource.options.type === 'mysql' ? ' FOR UPDATE SKIP LOCKED' : '';
     return writeTransaction(this.dataSource, async (manager) => {
@@ -179,7 +211,7 @@ export class WebhookSender
       const marks = ids.map(() => '?').join(', ');
       await manager.query(
         `UPDATE webhook_deliveries SET lease_until_ms = ?, lease_owner = ? WHERE id IN (${marks})`,
-        [now + this.config.webhooks.timeoutMs + LEASE_MARGIN_MS, this.owner, ...ids],
+        [now + leaseMs + LEASE_MARGIN_MS, this.owner, ...ids],
       );
       const rows: ClaimedRow[] = await manager.query(
         'SELECT d.id, d.attempts, d.forced, d.endpoint_id, m.message_id, m.body, e.url, e.secret ' +
@@ -201,8 +233,16 @@ export class WebhookSender
 
   private start(rows: ClaimedRow[]): void {
     for (const row of rows) {
-      this.perEndpoint.set(row.endpoint_id, (this.perEndpoint.get(row.endpoint_id) ?? 0) + 1);
-      const attempt: Promise<void> = this.attempt(row)
+      const endpoint = row.endpoint_id;
+      this.claimed.set(endpoint, (this.claimed.get(endpoint) ?? 0) + 1);
+      let posting = false;
+      const acquire = () => this.acquire(endpoint).then(() => void (posting = true));
+      // The connection is free once the answer is in; recording it does not hold the receiver.
+      const release = () => {
+        if (posting) this.release(endpoint);
+        posting = false;
+      };
+      const attempt: Promise<void> = this.attempt(row, acquire, release)
         .catch((error: unknown) =>
           // The lease expires and the delivery is attempted again.
           this.logger.error(
@@ -211,17 +251,51 @@ export class WebhookSender
         )
         .finally(() => {
           this.inFlight.delete(attempt);
-          const left = (this.perEndpoint.get(row.endpoint_id) ?? 1) - 1;
-          if (left > 0) this.perEndpoint.set(row.endpoint_id, left);
-          else this.perEndpoint.delete(row.endpoint_id);
-          // A slot is free: more may be waiting.
+          release();
+          const left = (this.claimed.get(endpoint) ?? 1) - 1;
+          if (left > 0) this.claimed.set(endpoint, left);
+          else this.claimed.delete(endpoint);
+          // Room to claim more.
           this.wake();
         });
       this.inFlight.add(attempt);
     }
   }
 
-  private async attempt(row: ClaimedRow): Promise<void> {
+  /** Waits for one of the endpoint's MAX_POSTS_PER_ENDPOINT connections. */
+  private acquire(endpoint: number): Promise<void> {
+    const busy = this.posting.get(endpoint) ?? 0;
+    if (busy < MAX_POSTS_PER_ENDPOINT) {
+      this.posting.set(endpoint, busy + 1);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const queue = this.waiting.get(endpoint) ?? [];
+      queue.push(resolve);
+      this.waiting.set(endpoint, queue);
+    });
+  }
+
+  /** Hands the connection to the next attempt waiting for it, or frees it. */
+  private release(endpoint: number): void {
+    const next = this.waiting.get(endpoint)?.shift();
+    if (next) return next();
+    this.waiting.delete(endpoint);
+    const busy = (this.posting.get(endpoint) ?? 1) - 1;
+    if (busy > 0) this.posting.set(endpoint, busy);
+    else this.posting.delete(endpoint);
+  }
+
+  private async attempt(
+    row: ClaimedRow,
+    acquire: () => Promise<void>,
+    release: () => void,
+  ): Promise<void> {
+    await acquire();
+    if (this.stopped) {
+      release();
+      return this.unclaim(row);
+    }
     const attemptedAt = new Date();
     let result: AttemptResult;
     try {
@@ -244,11 +318,62 @@ export class WebhookSender
     } catch (error) {
       result = { statusCode: null, response: null, error: (error as Error).message.slice(0, 255) };
     }
-    await this.record(row, result, attemptedAt.getTime());
+    release();
+    await this.record({ row, result, attemptedAt: attemptedAt.getTime() });
   }
 
-  /** Stores the outcome of one attempt, if this sender still holds the claim. */
-  private async record(row: ClaimedRow, result: AttemptResult, attemptedAt: number): Promise<void> {
+  /** Gives a claimed delivery back without attempting it. */
+  private async unclaim(row: ClaimedRow): Promise<void> {
+    await writeTransaction(this.dataSource, (manager) =>
+      manager.query(
+        'UPDATE webhook_deliveries SET lease_until_ms = NULL, lease_owner = NULL WHERE id = ? AND lease_owner = ?',
+        [row.id, this.owner],
+      ),
+    );
+  }
+
+  /**
+   * Stores the outcome of an attempt. Outcomes that arrive while a batch is
+   * being written go into the next one: one transaction records many attempts.
+   */
+  private record(outcome: Outcome): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.outcomes.push({ ...outcome, resolve, reject });
+      this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.outcomes.length > 0) {
+      const batch = this.outcomes.splice(0);
+      try {
+        const disabled = await writeTransaction(this.dataSource, async (manager) => {
+          const off: number[] = [];
+          for (const outcome of batch) {
+            if (await this.store(manager, outcome)) off.push(outcome.row.endpoint_id);
+          }
+          return off;
+        });
+        for (const endpointId of disabled) {
+          this.logger.warn(
+            `webhook ${endpointId} disabled after ${this.config.webhooks.disableAfter} failed messages in a row`,
+          );
+        }
+        for (const outcome of batch) outcome.resolve();
+      } catch (error) {
+        for (const outcome of batch) outcome.reject(error);
+      }
+    }
+  }
+
+  /**
+   * One attempt's outcome, if this sender still holds the claim; whether it
+   * disabled the endpoint.
+   */
+  private async store(
+    manager: EntityManager,
+    { row, result, attemptedAt }: Outcome,
+  ): Promise<boolean> {
     const { retrySchedule, disableAfter } = this.config.webhooks;
     const delivered =
       result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
@@ -257,54 +382,47 @@ export class WebhookSender
     const status = delivered ? 'delivered' : delay !== undefined ? 'pending' : 'failed';
     const next =
       status === 'pending' ? Date.now() + Math.round(delay * (1 + Math.random() * JITTER)) : null;
-    const disabled = await writeTransaction(this.dataSource, async (manager) => {
-      const update = await manager
-        .createQueryBuilder()
-        .update(WebhookDelivery)
-        .set({
-          status,
-          attempts,
-          // A manual retry keeps going along the schedule even while the endpoint is disabled.
-          forced: status === 'pending' && row.forced,
-          lastStatusCode: result.statusCode,
-          lastResponse: result.response,
-          lastError: result.error,
-          lastAttemptMs: attemptedAt,
-          nextAttemptMs: next,
-          leaseUntilMs: null,
-          leaseOwner: null,
-        })
-        .where('id = :id AND lease_owner = :owner', { id: row.id, owner: this.owner })
-        .execute();
-      if (!update.affected) return false;
-      if (delivered) {
-        await manager.query(
-          'UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0',
-          [row.endpoint_id],
-        );
-        return false;
-      }
-      if (status !== 'failed') return false;
+    const update = await manager
+      .createQueryBuilder()
+      .update(WebhookDelivery)
+      .set({
+        status,
+        attempts,
+        // A manual retry keeps going along the schedule even while the endpoint is disabled.
+        forced: status === 'pending' && row.forced,
+        lastStatusCode: result.statusCode,
+        lastResponse: result.response,
+        lastError: result.error,
+        lastAttemptMs: attemptedAt,
+        nextAttemptMs: next,
+        leaseUntilMs: null,
+        leaseOwner: null,
+      })
+      .where('id = :id AND lease_owner = :owner', { id: row.id, owner: this.owner })
+      .execute();
+    if (!update.affected) return false;
+    if (delivered) {
       await manager.query(
-        'UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id = ?',
+        'UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0',
         [row.endpoint_id],
       );
-      if (disableAfter === 0) return false;
-      const off = await manager
-        .createQueryBuilder()
-        .update(WebhookEndpoint)
-        .set({ enabled: false })
-        .where('id = :id AND enabled = 1 AND consecutive_failures >= :limit', {
-          id: row.endpoint_id,
-          limit: disableAfter,
-        })
-        .execute();
-      return Boolean(off.affected);
-    });
-    if (disabled) {
-      this.logger.warn(
-        `webhook ${row.endpoint_id} disabled after ${disableAfter} failed messages in a row`,
-      );
+      return false;
     }
+    if (status !== 'failed') return false;
+    await manager.query(
+      'UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id = ?',
+      [row.endpoint_id],
+    );
+    if (disableAfter === 0) return false;
+    const off = await manager
+      .createQueryBuilder()
+      .update(WebhookEndpoint)
+      .set({ enabled: false })
+      .where('id = :id AND enabled = 1 AND consecutive_failures >= :limit', {
+        id: row.endpoint_id,
+        limit: disableAfter,
+      })
+      .execute();
+    return Boolean(off.affected);
   }
 }

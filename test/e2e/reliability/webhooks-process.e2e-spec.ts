@@ -96,4 +96,25 @@ onSqlite('webhook sender in the service process', () => {
     ]);
     expect(receiver.on('/slow')).toHaveLength(1);
   });
+
+  it('SIGTERM gives back the claims of messages still waiting for a connection', async () => {
+    receiver.plan('/queue', [], { delayMs: 1500 });
+    server = await start();
+    const created = await call('POST', '/webhooks', { url: receiver.url('/queue'), events: ['*'] });
+    for (let i = 0; i < 10; i++) await call('POST', `/webhooks/${created.body.id}/ping`);
+    // 8 connections to the endpoint at most: two messages wait for one.
+    await receiver.waitFor('/queue', 8);
+    await sleep(200);
+    expect(receiver.on('/queue')).toHaveLength(8);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+
+    // Released, not leased: the next instance sends them at once, not after the lease ran out.
+    receiver.plan('/queue', []);
+    const restarted = Date.now();
+    server = await start();
+    await receiver.waitFor('/queue', 10, 8000);
+    expect(Date.now() - restarted).toBeLessThan(15_000);
+    expect(new Set(receiver.on('/queue').map((m) => m.headers['webhook-id'])).size).toBe(10);
+  });
 });
