@@ -15,7 +15,7 @@ import { rowsWhereIn } from '../database/entity-rows';
 import { OrganizersService } from '../organizers/organizers.service';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import { adjustTermCounts, countedTermsOf, lockTermsForCount } from '../terms/term-counts';
-import { TermsService } from '../terms/terms.service';
+import { TermLinksService } from '../terms/term-links.service';
 import { VenuesService } from '../venues/venues.service';
 import {
   assertCanCreate,
@@ -68,7 +68,7 @@ export class EventsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
-    private readonly terms: TermsService,
+    private readonly terms: TermLinksService,
     private readonly venues: VenuesService,
     private readonly organizers: OrganizersService,
     private readonly counts: CountCacheService,

@@ -1,6 +1,10 @@
 import { Module } from '@nestjs/common';
+import { TermLinksService } from './term-links.service';
 import { TermsService } from './terms.service';
 
-/** The shared implementation behind categories and tags. */
-@Module({ providers: [TermsService], exports: [TermsService] })
+/** The shared implementation behind categories and tags; TermLinksService serves events. */
+@Module({
+  providers: [TermsService, TermLinksService],
+  exports: [TermsService, TermLinksService],
+})
 export class TermsModule {}

@@ -1,0 +1,163 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { ApiError } from '../common/errors/api-error';
+import { isUniqueViolation } from '../common/errors/database-errors';
+import type { RequestContext } from '../common/http/request-context';
+import { MAX_LIST_ITEMS } from '../common/validation/decorators';
+import { parseId, parseList } from '../common/validation/input-parsing';
+import { appConfig } from '../config/app.config';
+import { toSlug } from '../posts/slugs';
+import { TermTranslation } from './entities/term-translation.entity';
+import { Term } from './entities/term.entity';
+import { CATEGORIES, TAGS, TaxonomyInfo } from './taxonomies';
+import { mapTerm, TermRecord } from './term.mapper';
+import { assertCanManage, insertTerm, loadTerms, termMapOptions } from './term-store';
+
+/**
+ * Categories and tags as events use them (contract §5.1, §6): the records
+ * events embed, the `categories`/`tags` input of event writes (creating
+ * terms by name), and the list filters by slug or ID.
+ */
+@Injectable()
+export class TermLinksService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+  ) {}
+
+  /** Term records by ID with their counts, in two queries (events embed these). */
+  async recordsByIds(ids: number[], ctx: RequestContext): Promise<Map<number, TermRecord>> {
+    const terms = await loadTerms(this.dataSource.manager, [...new Set(ids)]);
+    const options = termMapOptions(ctx, this.config.publicSiteUrl, false);
+    const records = new Map<number, TermRecord>();
+    for (const term of terms.values()) {
+      if (term.translations.length === 0) continue;
+      const info = term.taxonomy === CATEGORIES.taxonomy ? CATEGORIES : TAGS;
+      records.set(term.id, mapTerm(term, info, options));
+    }
+    return records;
+  }
+
+  /**
+   * An event's `categories`/`tags` input (contract §6): IDs or names/slugs,
+   * mixed, array or comma list. Unknown IDs → 400; unknown names create the
+   * term in the request's language if the caller may, else 403. `""`/[] → [].
+   * Runs inside the event write's transaction.
+   */
+  async resolveForEvent(
+    manager: EntityManager,
+    info: TaxonomyInfo,
+    input: unknown,
+    ctx: RequestContext,
+  ): Promise<number[] | undefined> {
+    if (input === undefined) return undefined;
+    if (input === null || input === '' || input === 0) return [];
+    const values = parseList(input);
+    if (!values || values.length > MAX_LIST_ITEMS || values.some((v) => String(v).length > 200)) {
+      throw ApiError.invalid(info.collection, 'invalid');
+    }
+    // Every ID is checked in one query first, so no term is created by name for a write that fails.
+    const numeric = values.map(String).filter((text) => /^\d+$/.test(text));
+    const known = [...new Set(numeric.map((text) => parseId(text)))];
+    if (known.length > 0) {
+      const found = known.includes(undefined)
+        ? 0
+        : await manager.count(Term, {
+            where: { id: In(known as number[]), taxonomy: info.taxonomy },
+          });
+      if (found !== known.length) throw ApiError.invalid(info.collection, 'notFound');
+    }
+    const ids: number[] = [];
+    for (const value of values) {
+      const text = String(value);
+      ids.push(
+        /^\d+$/.test(text)
+          ? (parseId(text) as number)
+          : await this.findOrCreateByName(manager, info, text, ctx),
+      );
+    }
+    return [...new Set(ids)];
+  }
+
+  /** List filters: slugs or IDs to term IDs; a term that does not exist → 400. */
+  async idsForFilter(
+    info: TaxonomyInfo,
+    values: Array<string | number>,
+    paramName: string,
+  ): Promise<number[]> {
+    const ids = new Set<number>();
+    const numeric = values.filter((v) => typeof v === 'number' || /^\d+$/.test(v)).map(Number);
+    const slugs = values.filter((v) => typeof v === 'string' && !/^\d+$/.test(v)) as string[];
+    if (numeric.length > 0) {
+      const found = await this.dataSource
+        .getRepository(Term)
+        .find({ where: { id: In(numeric), taxonomy: info.taxonomy }, select: { id: true } });
+      if (found.length !== new Set(numeric).size) throw ApiError.invalid(paramName, 'notFound');
+      found.forEach((t) => ids.add(t.id));
+    }
+    if (slugs.length > 0) {
+      const found = await this.dataSource.getRepository(TermTranslation).find({
+        where: { slug: In(slugs), taxonomy: info.taxonomy },
+        select: { termId: true, slug: true },
+      });
+      if (new Set(found.map((t) => t.slug)).size !== new Set(slugs).size)
+        throw ApiError.invalid(paramName, 'notFound');
+      found.forEach((t) => ids.add(t.termId));
+    }
+    return [...ids];
+  }
+
+  /** A term named (or slugged) `text` in any language, else a new one in the request's language. */
+  private async findOrCreateByName(
+    manager: EntityManager,
+    info: TaxonomyInfo,
+    text: string,
+    ctx: RequestContext,
+  ): Promise<number> {
+    const name = text.trim();
+    const existing = await manager
+      .createQueryBuilder(TermTranslation, 's')
+      .select(['s.termId', 's.language'])
+      .where('s.taxonomy = :taxonomy', { taxonomy: info.taxonomy })
+      .andWhere('(s.nameKey = :nameKey OR s.slug = :slug)', {
+        nameKey: name.toLowerCase(),
+        slug: toSlug(name, '-'),
+      })
+      .orderBy('s.parentId', 'ASC')
+      .getMany();
+    const match = existing.find((t) => t.language === ctx.language) ?? existing[0];
+    if (match) return match.termId;
+    assertCanManage(info, ctx.user);
+    // A savepoint, so a concurrent insert of the same name can be retried inside the event's transaction.
+    for (let attempt = 1; ; attempt++) {
+      const runner = manager.queryRunner;
+      const savepoint = `term_${attempt}`;
+      if (runner) await runner.query(`SAVEPOINT ${savepoint}`);
+      try {
+        const id = await insertTerm(manager, info, { language: ctx.language, name, parentId: 0 });
+        if (runner) await runner.query(`RELEASE SAVEPOINT ${savepoint}`);
+        return id;
+      } catch (error) {
+        // A deadlock rolls the whole transaction (savepoints included) back: then rethrow
+        // it, not "savepoint does not exist", so writeTransaction retries the transaction.
+        if (runner)
+          await runner
+            .query(`ROLLBACK TO SAVEPOINT ${savepoint}`)
+            .catch(() => Promise.reject(error));
+        if (!isUniqueViolation(error) || attempt >= 5) throw error;
+        const raced = await manager.findOne(TermTranslation, {
+          where: {
+            taxonomy: info.taxonomy,
+            language: ctx.language,
+            parentId: 0,
+            nameKey: name.toLowerCase(),
+          },
+          select: { termId: true },
+        });
+        if (raced) return raced.termId;
+      }
+    }
+  }
+}
