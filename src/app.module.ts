@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule, ConfigType } from '@nestjs/config';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ThrottlerGuard } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
+import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { ListPageInterceptor } from './common/pagination/list-page.interceptor';
@@ -9,6 +11,7 @@ import { ApiValidationPipe } from './common/validation/api-validation.pipe';
 import { RateLimitModule } from './common/limits/rate-limit.module';
 import { RequestTimeoutInterceptor } from './common/limits/request-timeout.interceptor';
 import { CacheModule } from './common/cache/cache.module';
+import { WriteVersionInterceptor } from './common/cache/write-version.interceptor';
 import { appConfig } from './config/app.config';
 import { validateEnvironment } from './config/env.validation';
 import { DatabaseModule } from './database/database.module';
@@ -49,12 +52,21 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     EventsModule,
     WebhooksModule,
   ],
+  // Every global enhancer, in the order it runs (docs/architecture.md). Registered here, not in
+  // main.ts, so e2e tests that import AppModule behave like production.
   providers: [
-    // Registered here (not in main.ts) so e2e tests that import AppModule behave like production.
+    // Guards: the rate limit (429) first, then the bearer token (401; anonymous passes).
+    { provide: APP_GUARD, useClass: ThrottlerGuard },
+    { provide: APP_GUARD, useClass: AuthGuard },
+    // Pipe: validates and transforms every DTO (400 with the parameters' names).
     { provide: APP_PIPE, useClass: ApiValidationPipe },
+    // Filter: anything thrown becomes the contract's error body in the request's language.
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
+    // Interceptors, outermost first: list headers/links, the request time-out (503),
+    // and the data version bump after a successful write (list count cache).
     { provide: APP_INTERCEPTOR, useClass: ListPageInterceptor },
     { provide: APP_INTERCEPTOR, useClass: RequestTimeoutInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: WriteVersionInterceptor },
   ],
 })
 export class AppModule {}

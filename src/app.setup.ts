@@ -6,7 +6,8 @@ import helmet from 'helmet';
 import { bodyParserError } from './common/errors/api-exception.filter';
 import { requireSupportedContentType } from './common/http/content-type.middleware';
 import { assignRequestId } from './common/http/logger-options';
-import { RequestContextMiddleware } from './common/http/request-context.middleware';
+import { assignApiUrl } from './common/http/request-context';
+import { LanguageMiddleware } from './i18n/language.middleware';
 import { routeReads } from './database/read-routing';
 import { Logger } from 'nestjs-pino';
 import { appConfig, joinPath } from './config/app.config';
@@ -54,8 +55,9 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
   app.use((error: unknown, _req: Request, _res: Response, next: NextFunction) =>
     next(bodyParserError(error) ?? error),
   );
-  const requestContext = app.get(RequestContextMiddleware);
-  app.use((req: Request, res: Response, next: NextFunction) => requestContext.use(req, res, next));
+  const language = app.get(LanguageMiddleware);
+  app.use((req: Request, res: Response, next: NextFunction) => language.use(req, res, next));
+  app.use(assignApiUrl(config.apiPath));
   app.use(routeReads);
 
   app.setGlobalPrefix(config.apiPath.slice(1), {

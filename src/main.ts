@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import type { ConfigType } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { APP_OPTIONS, configureApp } from './app.setup';
 import { enableGracefulShutdown } from './common/http/graceful-shutdown';
+import { appConfig } from './config/app.config';
 import { ConfigurationError, validateEnvironment } from './config/env.validation';
 
 async function bootstrap(): Promise<void> {
@@ -9,11 +11,10 @@ async function bootstrap(): Promise<void> {
   validateEnvironment(process.env);
   const { AppModule } = await import('./app.module');
   const app = configureApp(await NestFactory.create(AppModule, APP_OPTIONS));
+  const config = app.get<ConfigType<typeof appConfig>>(appConfig.KEY);
   // Requests end by REQUEST_TIMEOUT_MS (503); give them that long to finish on SIGTERM.
-  enableGracefulShutdown(app, {
-    drainTimeoutMs: Number(process.env.REQUEST_TIMEOUT_MS || 30000) + 1000,
-  });
-  await app.listen(Number(process.env.PORT || 3000));
+  enableGracefulShutdown(app, { drainTimeoutMs: config.requestTimeoutMs + 1000 });
+  await app.listen(config.port);
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,11 +1,10 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
-import { AuthGuard } from './auth.guard';
 import { TokenService } from './token.service';
 
+/** Bearer tokens (TokenService); AuthGuard is registered in AppModule. */
 @Global()
 @Module({
-  providers: [TokenService, { provide: APP_GUARD, useClass: AuthGuard }],
+  providers: [TokenService],
   exports: [TokenService],
 })
 export class AuthModule {}

@@ -12,7 +12,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto';
+import { ViewQueryDto } from '../common/dto/language-query.dto';
 import { IdParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
@@ -23,8 +23,10 @@ import { CATEGORIES } from '../terms/taxonomies';
 import { CreateCategoryDto } from './dto/create-category.dto';
 import { ListCategoriesQueryDto } from './dto/list-categories.query.dto';
 import { UpdateCategoryDto } from './dto/update-category.dto';
+import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
 @ApiTags('categories')
+@ApiLanguageQuery()
 @Controller('categories')
 export class CategoriesController {
   constructor(private readonly terms: TermsService) {}
@@ -40,11 +42,7 @@ export class CategoriesController {
   @ApiBearerAuth()
   @UseInterceptors(LocationInterceptor)
   @ApiOperation({ summary: 'Create an event category (author and up)' })
-  create(
-    @Body() body: CreateCategoryDto,
-    @Query() _q: LanguageQueryDto,
-    @Ctx() ctx: RequestContext,
-  ) {
+  create(@Body() body: CreateCategoryDto, @Ctx() ctx: RequestContext) {
     return this.terms.create(CATEGORIES, body, ctx);
   }
 
@@ -65,7 +63,6 @@ export class CategoriesController {
   updateByPost(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateCategoryDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.terms.update(CATEGORIES, id, body, ctx);
@@ -77,7 +74,6 @@ export class CategoriesController {
   updateByPut(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateCategoryDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.terms.update(CATEGORIES, id, body, ctx);
@@ -89,7 +85,6 @@ export class CategoriesController {
   updateByPatch(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateCategoryDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.terms.update(CATEGORIES, id, body, ctx);
@@ -98,11 +93,7 @@ export class CategoriesController {
   @Delete(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Delete an event category for good; answers it as it was' })
-  remove(
-    @Param('id', IdParamPipe) id: number,
-    @Query() _q: LanguageQueryDto,
-    @Ctx() ctx: RequestContext,
-  ) {
+  remove(@Param('id', IdParamPipe) id: number, @Ctx() ctx: RequestContext) {
     return this.terms.remove(CATEGORIES, id, ctx);
   }
 }

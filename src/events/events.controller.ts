@@ -12,7 +12,6 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { LanguageQueryDto } from '../common/dto/language-query.dto';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
@@ -23,9 +22,11 @@ import { EventRecordDto } from './dto/event-record.dto';
 import { ListEventsQueryDto } from './dto/list-events.query.dto';
 import { UpdateEventDto } from './dto/update-event.dto';
 import { EventsService } from './events.service';
+import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
 // by-slug routes are declared before `:id` (literal segments first).
 @ApiTags('events')
+@ApiLanguageQuery()
 @Controller('events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}
@@ -41,7 +42,7 @@ export class EventsController {
   @ApiBearerAuth()
   @UseInterceptors(LocationInterceptor)
   @ApiOperation({ summary: 'Create an event' })
-  create(@Body() body: CreateEventDto, @Query() _q: LanguageQueryDto, @Ctx() ctx: RequestContext) {
+  create(@Body() body: CreateEventDto, @Ctx() ctx: RequestContext) {
     return this.events.create(body, ctx);
   }
 
@@ -62,7 +63,6 @@ export class EventsController {
   updateBySlugByPost(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateEventDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.events.update({ slug }, body, ctx);
@@ -74,7 +74,6 @@ export class EventsController {
   updateBySlugByPut(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateEventDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.events.update({ slug }, body, ctx);
@@ -86,7 +85,6 @@ export class EventsController {
   updateBySlugByPatch(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateEventDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.events.update({ slug }, body, ctx);
@@ -120,7 +118,6 @@ export class EventsController {
   updateByPost(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateEventDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.events.update({ id }, body, ctx);
@@ -132,7 +129,6 @@ export class EventsController {
   updateByPut(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateEventDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.events.update({ id }, body, ctx);
@@ -144,7 +140,6 @@ export class EventsController {
   updateByPatch(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateEventDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.events.update({ id }, body, ctx);

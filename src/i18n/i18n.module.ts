@@ -1,7 +1,11 @@
 import { Global, Module } from '@nestjs/common';
-import { RequestContextMiddleware } from '../common/http/request-context.middleware';
+import { LanguageMiddleware } from './language.middleware';
 
-/** Resolves every request's language (parameter → Accept-Language → default). */
+/**
+ * Languages: resolves every request's language once (LanguageMiddleware,
+ * reused by the error filter), documents the `language` parameter
+ * (ApiLanguageQuery) and holds the nl/en texts of errors (messages.ts).
+ */
 @Global()
-@Module({ providers: [RequestContextMiddleware], exports: [RequestContextMiddleware] })
+@Module({ providers: [LanguageMiddleware], exports: [LanguageMiddleware] })
 export class I18nModule {}

@@ -1,14 +1,15 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { LanguageQueryDto } from '../common/dto/language-query.dto';
 import { ApiError } from '../common/errors/api-error';
 import { Ctx, RequestContext } from '../common/http/request-context';
 import { NAMESPACE } from '../config/app.config';
 import { IndexQueryDto } from './dto/index-query.dto';
 import { OpenApiDocumentStore } from './openapi-document.store';
 import { buildRouteIndex } from './route-index';
+import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
 @ApiTags('index')
+@ApiLanguageQuery()
 @Controller()
 export class IndexController {
   constructor(private readonly documents: OpenApiDocumentStore) {}
@@ -27,7 +28,7 @@ export class IndexController {
   @Get('doc')
   @ApiOperation({ summary: 'The OpenAPI 3 document of this API' })
   @ApiOkResponse({ description: 'OpenAPI document' })
-  doc(@Query() _query: LanguageQueryDto, @Ctx() ctx: RequestContext) {
+  doc(@Ctx() ctx: RequestContext) {
     return { ...this.documents.get(), servers: [{ url: ctx.apiUrl }] };
   }
 }

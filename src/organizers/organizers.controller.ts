@@ -13,7 +13,7 @@ import {
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DeleteQueryDto } from '../posts/dto/post-query.dto';
-import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto';
+import { ViewQueryDto } from '../common/dto/language-query.dto';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
@@ -23,9 +23,11 @@ import { CreateOrganizerDto } from './dto/create-organizer.dto';
 import { ListOrganizersQueryDto } from './dto/list-organizers.query.dto';
 import { UpdateOrganizerDto } from './dto/update-organizer.dto';
 import { OrganizersService } from './organizers.service';
+import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
 // by-slug routes are declared before `:id` (literal segments first).
 @ApiTags('organizers')
+@ApiLanguageQuery()
 @Controller('organizers')
 export class OrganizersController {
   constructor(private readonly organizers: OrganizersService) {}
@@ -41,11 +43,7 @@ export class OrganizersController {
   @ApiBearerAuth()
   @UseInterceptors(LocationInterceptor)
   @ApiOperation({ summary: 'Create an organizer' })
-  create(
-    @Body() body: CreateOrganizerDto,
-    @Query() _q: LanguageQueryDto,
-    @Ctx() ctx: RequestContext,
-  ) {
+  create(@Body() body: CreateOrganizerDto, @Ctx() ctx: RequestContext) {
     return this.organizers.create(body, ctx);
   }
 
@@ -66,7 +64,6 @@ export class OrganizersController {
   updateBySlugByPost(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateOrganizerDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.organizers.update({ slug }, body, ctx);
@@ -78,7 +75,6 @@ export class OrganizersController {
   updateBySlugByPut(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateOrganizerDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.organizers.update({ slug }, body, ctx);
@@ -90,7 +86,6 @@ export class OrganizersController {
   updateBySlugByPatch(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateOrganizerDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.organizers.update({ slug }, body, ctx);
@@ -124,7 +119,6 @@ export class OrganizersController {
   updateByPost(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateOrganizerDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.organizers.update({ id }, body, ctx);
@@ -136,7 +130,6 @@ export class OrganizersController {
   updateByPut(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateOrganizerDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.organizers.update({ id }, body, ctx);
@@ -148,7 +141,6 @@ export class OrganizersController {
   updateByPatch(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateOrganizerDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.organizers.update({ id }, body, ctx);

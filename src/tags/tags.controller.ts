@@ -12,7 +12,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto';
+import { ViewQueryDto } from '../common/dto/language-query.dto';
 import { IdParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
@@ -23,8 +23,10 @@ import { TAGS } from '../terms/taxonomies';
 import { CreateTermDto } from '../terms/dto/create-term.dto';
 import { TermListQueryDto } from '../terms/dto/term-list.query.dto';
 import { UpdateTermDto } from '../terms/dto/update-term.dto';
+import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
 @ApiTags('tags')
+@ApiLanguageQuery()
 @Controller('tags')
 export class TagsController {
   constructor(private readonly terms: TermsService) {}
@@ -40,7 +42,7 @@ export class TagsController {
   @ApiBearerAuth()
   @UseInterceptors(LocationInterceptor)
   @ApiOperation({ summary: 'Create an event tag (editor and up)' })
-  create(@Body() body: CreateTermDto, @Query() _q: LanguageQueryDto, @Ctx() ctx: RequestContext) {
+  create(@Body() body: CreateTermDto, @Ctx() ctx: RequestContext) {
     return this.terms.create(TAGS, body, ctx);
   }
 
@@ -61,7 +63,6 @@ export class TagsController {
   updateByPost(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateTermDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.terms.update(TAGS, id, body, ctx);
@@ -73,7 +74,6 @@ export class TagsController {
   updateByPut(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateTermDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.terms.update(TAGS, id, body, ctx);
@@ -85,7 +85,6 @@ export class TagsController {
   updateByPatch(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateTermDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.terms.update(TAGS, id, body, ctx);
@@ -94,11 +93,7 @@ export class TagsController {
   @Delete(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Delete an event tag for good; answers it as it was' })
-  remove(
-    @Param('id', IdParamPipe) id: number,
-    @Query() _q: LanguageQueryDto,
-    @Ctx() ctx: RequestContext,
-  ) {
+  remove(@Param('id', IdParamPipe) id: number, @Ctx() ctx: RequestContext) {
     return this.terms.remove(TAGS, id, ctx);
   }
 }

@@ -13,7 +13,7 @@ import {
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DeleteQueryDto } from '../posts/dto/post-query.dto';
-import { LanguageQueryDto, ViewQueryDto } from '../common/dto/language-query.dto';
+import { ViewQueryDto } from '../common/dto/language-query.dto';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
@@ -23,9 +23,11 @@ import { CreateVenueDto } from './dto/create-venue.dto';
 import { ListVenuesQueryDto } from './dto/list-venues.query.dto';
 import { UpdateVenueDto } from './dto/update-venue.dto';
 import { VenuesService } from './venues.service';
+import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
 // by-slug routes are declared before `:id` (literal segments first).
 @ApiTags('venues')
+@ApiLanguageQuery()
 @Controller('venues')
 export class VenuesController {
   constructor(private readonly venues: VenuesService) {}
@@ -41,7 +43,7 @@ export class VenuesController {
   @ApiBearerAuth()
   @UseInterceptors(LocationInterceptor)
   @ApiOperation({ summary: 'Create a venue' })
-  create(@Body() body: CreateVenueDto, @Query() _q: LanguageQueryDto, @Ctx() ctx: RequestContext) {
+  create(@Body() body: CreateVenueDto, @Ctx() ctx: RequestContext) {
     return this.venues.create(body, ctx);
   }
 
@@ -62,7 +64,6 @@ export class VenuesController {
   updateBySlugByPost(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateVenueDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.venues.update({ slug }, body, ctx);
@@ -74,7 +75,6 @@ export class VenuesController {
   updateBySlugByPut(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateVenueDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.venues.update({ slug }, body, ctx);
@@ -86,7 +86,6 @@ export class VenuesController {
   updateBySlugByPatch(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateVenueDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.venues.update({ slug }, body, ctx);
@@ -120,7 +119,6 @@ export class VenuesController {
   updateByPost(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateVenueDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.venues.update({ id }, body, ctx);
@@ -132,7 +130,6 @@ export class VenuesController {
   updateByPut(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateVenueDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.venues.update({ id }, body, ctx);
@@ -144,7 +141,6 @@ export class VenuesController {
   updateByPatch(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateVenueDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
   ) {
     return this.venues.update({ id }, body, ctx);

@@ -1,16 +1,11 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { CountCacheService } from './count-cache.service';
 import { DataVersionService } from './data-version.service';
-import { WriteVersionInterceptor } from './write-version.interceptor';
 
+/** The shared data version and the list count cache; WriteVersionInterceptor is registered in AppModule. */
 @Global()
 @Module({
-  providers: [
-    DataVersionService,
-    CountCacheService,
-    { provide: APP_INTERCEPTOR, useClass: WriteVersionInterceptor },
-  ],
+  providers: [DataVersionService, CountCacheService],
   exports: [CountCacheService, DataVersionService],
 })
 export class CacheModule {}

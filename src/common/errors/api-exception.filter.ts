@@ -10,7 +10,8 @@ import {
 import type { ConfigType } from '@nestjs/config';
 import type { Response } from 'express';
 import { appConfig } from '../../config/app.config';
-import { Language, resolveLanguage } from '../../i18n/language';
+import type { Language } from '../../i18n/language';
+import { requestLanguage } from '../../i18n/language.middleware';
 import { ERROR_MESSAGES, format, reasonMessage } from '../../i18n/messages';
 import { ContextualRequest } from '../http/request-context';
 import { ApiError } from './api-error';
@@ -87,14 +88,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 
   private languageOf(req: ContextualRequest): Language {
-    // Set by the request-context middleware, unless the request failed before it (body parsing).
-    const resolution =
-      req.languageResolution ??
-      resolveLanguage({
-        parameter: req.query?.language,
-        acceptLanguage: req.headers['accept-language'],
-        defaultLanguage: this.config.defaultLanguage,
-      });
+    // Resolved by LanguageMiddleware, unless the request failed before it (body parsing, 415).
+    const resolution = requestLanguage(req, this.config.defaultLanguage);
     return resolution.ok ? resolution.language : resolution.fallback;
   }
 }

@@ -1,12 +1,12 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
+import type { NextFunction, Response } from 'express';
 import type { AuthUser } from '../../auth/auth-user';
-import { Language, LanguageResolution } from '../../i18n/language';
+import type { Language } from '../../i18n/language';
+import type { LanguageRequest } from '../../i18n/language.middleware';
 import { ApiError } from '../errors/api-error';
 
-/** What the middleware and the auth guard attach to every request. */
-export interface ContextualRequest extends Request {
-  languageResolution?: LanguageResolution;
+/** What the middlewares and the auth guard attach to every request. */
+export interface ContextualRequest extends LanguageRequest {
   apiUrl?: string;
   user?: AuthUser;
 }
@@ -29,6 +29,14 @@ export function requestContextOf(req: ContextualRequest): RequestContext {
     language: resolution?.ok ? resolution.language : 'nl',
     user: req.user,
     apiUrl: req.apiUrl ?? '',
+  };
+}
+
+/** Express middleware: the absolute URL of {api} (`apiPath`) as the request reached it. */
+export function assignApiUrl(apiPath: string) {
+  return (req: ContextualRequest, _res: Response, next: NextFunction): void => {
+    req.apiUrl = `${req.protocol}://${req.get('host') ?? 'localhost'}${apiPath}`;
+    next();
   };
 }
 

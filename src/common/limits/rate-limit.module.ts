@@ -1,8 +1,7 @@
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { Module } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { APP_GUARD } from '@nestjs/core';
-import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { ThrottlerModule } from '@nestjs/throttler';
 import Redis from 'ioredis';
 import { appConfig } from '../../config/app.config';
 import { FailOpenThrottlerStorage } from './fail-open-throttler.storage';
@@ -10,7 +9,7 @@ import { FailOpenThrottlerStorage } from './fail-open-throttler.storage';
 /**
  * Requests per client (IP) per minute, RATE_LIMIT_PER_MINUTE (0 = off).
  * In memory by default; in Redis when REDIS_URL is set, so several instances
- * share one budget per client.
+ * share one budget per client. Its guard (ThrottlerGuard) is registered in AppModule.
  */
 @Module({
   imports: [
@@ -28,7 +27,6 @@ import { FailOpenThrottlerStorage } from './fail-open-throttler.storage';
       }),
     }),
   ],
-  providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
 })
 export class RateLimitModule {}
 

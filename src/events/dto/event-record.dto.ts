@@ -1,7 +1,7 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { DateDetailsDto } from '../../common/dto/date-details.dto';
-import { RecordBaseDto } from '../../common/dto/record-base.dto';
-import { ApiTranslationsProperty } from '../../common/dto/schema-helpers';
+import { RecordBaseDto } from '../../posts/dto/record-base.dto';
+import { ApiTranslationsProperty } from '../../posts/dto/schema-helpers';
 import type { Language } from '../../i18n/language';
 import { OrganizerRecordDto } from '../../organizers/dto/organizer-record.dto';
 import { TermRecordDto } from '../../terms/dto/term-record.dto';

@@ -1,6 +1,6 @@
 import type { Language } from '../../i18n/language';
-import { RecordBaseDto } from '../../common/dto/record-base.dto';
-import { ApiTranslationsProperty } from '../../common/dto/schema-helpers';
+import { RecordBaseDto } from './record-base.dto';
+import { ApiTranslationsProperty } from './schema-helpers';
 
 /** Fields every venue and organizer record has (contract §6); empty optional strings are left out. */
 export class ContentRecordDto extends RecordBaseDto {

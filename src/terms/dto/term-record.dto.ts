@@ -4,7 +4,7 @@ import {
   ApiLanguageProperty,
   ApiLanguagesProperty,
   ApiTranslationsProperty,
-} from '../../common/dto/schema-helpers';
+} from '../../posts/dto/schema-helpers';
 
 export class TermUrlsDto {
   /** This term in the API. */

@@ -1,6 +1,6 @@
 import type { PostStatus } from '../../auth/policy';
 import type { Language } from '../../i18n/language';
-import { ImageDto } from './image.dto';
+import { ImageDto } from '../../common/dto/image.dto';
 import {
   ApiImageProperty,
   ApiJsonLdProperty,

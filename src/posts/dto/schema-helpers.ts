@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { POST_STATUSES } from '../../auth/policy';
 import { LANGUAGES } from '../../i18n/language';
-import { ImageDto } from './image.dto';
+import { ImageDto } from '../../common/dto/image.dto';
 
 /*
  * Property decorators for the record schemas of /doc, where the CLI plugin
