@@ -1,9 +1,23 @@
+import { DateTime, FixedOffsetZone } from 'luxon';
 import { Brackets, EntityManager, SelectQueryBuilder } from 'typeorm';
-import { LIKE_ESCAPE, likeContains } from '../posts/search';
-import { applyStatusScope, StatusScope } from '../posts/post-access';
+import { ApiError } from '../common/errors/api-error';
+import type { RequestContext } from '../common/http/request-context';
+import { parseZone } from '../common/time/dates';
 import { otherLanguage, type Language } from '../i18n/language';
+import type { OrganizersService } from '../organizers/organizers.service';
+import {
+  applyStatusScope,
+  assertVisibleFilter,
+  listStatusScope,
+  StatusScope,
+} from '../posts/post-access';
+import { LIKE_ESCAPE, likeContains, searchWords } from '../posts/search';
+import { CATEGORIES, TAGS } from '../terms/taxonomies';
+import type { TermLinksService } from '../terms/term-links.service';
 import { Venue } from '../venues/entities/venue.entity';
-import type { EventWindow } from './date-window';
+import type { VenuesService } from '../venues/venues.service';
+import { eventWindow, type EventWindow } from './date-window';
+import type { ListEventsQueryDto } from './dto/list-events.query.dto';
 import { EventOrganizer } from './entities/event-organizer.entity';
 import { EventTerm } from './entities/event-term.entity';
 import { EventTranslation } from './entities/event-translation.entity';
@@ -143,4 +157,84 @@ function applyNear(qb: SelectQueryBuilder<Event>, area: GeoArea): void {
 function venuesWhere(qb: SelectQueryBuilder<Event>, condition: string): string {
   const venues = qb.subQuery().select('v.id').from(Venue, 'v').where(condition);
   return `e.venueId IN ${venues.getQuery()}`;
+}
+
+/** Default `geoloc_radius` in km (contract §5.1). */
+const DEFAULT_RADIUS_KM = 10;
+
+/** What resolving the list filters needs: the database, the site zone, and the linked kinds. */
+export interface ListFilterDeps {
+  manager: EntityManager;
+  siteTimezone: string;
+  terms: TermLinksService;
+  venues: VenuesService;
+  organizers: OrganizersService;
+}
+
+/** The list filters, checked (400 naming the parameter) and resolved to IDs. */
+export async function resolveListFilters(
+  query: ListEventsQueryDto,
+  ctx: RequestContext,
+  deps: ListFilterDeps,
+): Promise<EventListFilters> {
+  const scope = listStatusScope(ctx.user, query.status);
+  assertTogether(query, 'geoloc_lat', 'geoloc_lng');
+  if (query.geoloc_radius !== undefined && query.geoloc_lat === undefined) {
+    throw ApiError.invalid('geoloc_radius', 'bothOrNeither', { other: 'geoloc_lat, geoloc_lng' });
+  }
+  const categoryIds = query.categories?.length
+    ? await deps.terms.idsForFilter(CATEGORIES, query.categories, 'categories')
+    : undefined;
+  const tagIds = query.tags?.length
+    ? await deps.terms.idsForFilter(TAGS, query.tags, 'tags')
+    : undefined;
+  await assertAllFound('venue', query.venue, (ids) => deps.venues.recordsByIds(ids, ctx));
+  await assertAllFound('organizer', query.organizer, (ids) =>
+    deps.organizers.recordsByIds(ids, ctx),
+  );
+  if (query.post_parent !== undefined) {
+    await assertVisibleFilter(deps.manager, Event, query.post_parent, ctx.user, 'post_parent');
+  }
+  const words = searchWords(query.search ?? '');
+  const siteZone = parseZone(deps.siteTimezone) ?? FixedOffsetZone.utcInstance;
+  return {
+    scope,
+    include: query.include?.length ? query.include : undefined,
+    window: eventWindow(query, siteZone, DateTime.now()),
+    search: words.length > 0 ? { words, language: ctx.language } : undefined,
+    categoryIds,
+    tagIds,
+    venueIds: query.venue?.length ? query.venue : undefined,
+    organizerIds: query.organizer?.length ? query.organizer : undefined,
+    featured: query.featured,
+    ticketed: query.ticketed,
+    parentId: query.post_parent,
+    geoloc: query.geoloc,
+    near:
+      query.geoloc_lat !== undefined && query.geoloc_lng !== undefined
+        ? {
+            lat: query.geoloc_lat,
+            lng: query.geoloc_lng,
+            radiusKm: query.geoloc_radius ?? DEFAULT_RADIUS_KM,
+          }
+        : undefined,
+  };
+}
+
+/** Two parameters that only work together: one without the other is 400. */
+function assertTogether<T extends object>(query: T, a: keyof T & string, b: keyof T & string) {
+  if ((query[a] === undefined) === (query[b] === undefined)) return;
+  const [sent, missing] = query[a] === undefined ? [b, a] : [a, b];
+  throw ApiError.invalid(sent, 'bothOrNeither', { other: missing });
+}
+
+/** Every ID must name a record (400 `name` otherwise). */
+async function assertAllFound(
+  name: string,
+  ids: number[] | undefined,
+  find: (ids: number[]) => Promise<Map<number, unknown>>,
+): Promise<void> {
+  if (!ids?.length) return;
+  const unique = [...new Set(ids)];
+  if ((await find(unique)).size !== unique.length) throw ApiError.invalid(name, 'notFound');
 }

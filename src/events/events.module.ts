@@ -3,12 +3,13 @@ import { OrganizersModule } from '../organizers/organizers.module';
 import { TermsModule } from '../terms/terms.module';
 import { VenuesModule } from '../venues/venues.module';
 import { EventsController } from './events.controller';
+import { EventRecordsService } from './event-records.service';
 import { EventsService } from './events.service';
 
 /** Events, embedding and linking the venues, organizers and terms of their modules. */
 @Module({
   imports: [TermsModule, VenuesModule, OrganizersModule],
   controllers: [EventsController],
-  providers: [EventsService],
+  providers: [EventsService, EventRecordsService],
 })
 export class EventsModule {}

@@ -1,41 +1,29 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DateTime, FixedOffsetZone } from 'luxon';
 import { DataSource, EntityManager } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
 import { CountCacheService } from '../common/cache/count-cache.service';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { assertPageExists, ListPage, pageWindow } from '../common/pagination/list-page';
-import { nowEpoch, parseZone } from '../common/time/dates';
+import { nowEpoch } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
 import { writeTransaction } from '../database/write-transaction';
-import { rowsWhereIn } from '../database/entity-rows';
 import { OrganizersService } from '../organizers/organizers.service';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import { adjustTermCounts, countedTermsOf, lockTermsForCount } from '../terms/term-counts';
 import { TermLinksService } from '../terms/term-links.service';
 import { VenuesService } from '../venues/venues.service';
-import {
-  assertCanCreate,
-  assertCanEdit,
-  assertCanSee,
-  assertVisibleFilter,
-  editContext,
-  listStatusScope,
-} from '../posts/post-access';
+import { assertCanCreate, assertCanEdit, assertCanSee, editContext } from '../posts/post-access';
 import { findPostId, findPostOrFail, PostRef, writePostTexts } from '../posts/post-store';
 import { postColumns } from '../posts/post-write';
-import { searchWords } from '../posts/search';
-import { eventWindow } from './date-window';
 import { CreateEventDto } from './dto/create-event.dto';
 import { ListEventsQueryDto } from './dto/list-events.query.dto';
 import { UpdateEventDto } from './dto/update-event.dto';
-import { EventOrganizer } from './entities/event-organizer.entity';
-import { EventTerm } from './entities/event-term.entity';
 import { Event } from './entities/event.entity';
-import { EventListFilters, eventListQuery, orderEvents } from './event-list-query';
+import { eventListQuery, orderEvents, resolveListFilters } from './event-list-query';
+import { EventRecordsService } from './event-records.service';
 import { passwordKey, passwordMatches } from './event-password';
 import {
   deleteEvent,
@@ -46,18 +34,10 @@ import {
   writeEventLinks,
 } from './event-store';
 import { eventColumns } from './event-write';
-import { EventLinks, EventMapOptions, EventRecord, mapEvent } from './event.mapper';
-
-/** Default `geoloc_radius` in km (contract §5.1). */
-const DEFAULT_RADIUS_KM = 10;
+import type { EventRecord } from './event.mapper';
 
 /** Up to this offset a list reads its page beside its total (see list). */
 const PARALLEL_PAGE_MAX_OFFSET = 10_000;
-
-interface EventLinkRows {
-  termLinks: EventTerm[];
-  organizerLinks: EventOrganizer[];
-}
 
 /** Events (contract §2–§7): each flow looks up and authorises, writes, then maps. */
 @Injectable()
@@ -72,6 +52,7 @@ export class EventsService {
     private readonly venues: VenuesService,
     private readonly organizers: OrganizersService,
     private readonly counts: CountCacheService,
+    private readonly records: EventRecordsService,
   ) {
     this.passwordKey = passwordKey(config.auth.jwtSecret);
     this.writeSettings = { siteZone: config.siteTimezone, passwordKey: this.passwordKey };
@@ -84,7 +65,13 @@ export class EventsService {
    */
   async list(query: ListEventsQueryDto, ctx: RequestContext): Promise<ListPage<EventRecord>> {
     const edit = editContext(query.context, ctx);
-    const filters = await this.listFilters(query, ctx);
+    const filters = await resolveListFilters(query, ctx, {
+      manager: this.dataSource.manager,
+      siteTimezone: this.config.siteTimezone,
+      terms: this.terms,
+      venues: this.venues,
+      organizers: this.organizers,
+    });
     const window = pageWindow(query, this.config.maxPerPage);
     const matching = eventListQuery(this.dataSource.manager, filters);
     // Exact, but counted only when the data changed since (the default window is day-granular).
@@ -110,9 +97,9 @@ export class EventsService {
     const page = ids ?? (await pageIds());
     const [loaded, linkRows] = await Promise.all([
       loadEvents(this.dataSource.manager, page),
-      this.linkRows(page),
+      this.records.linkRows(page),
     ]);
-    const items = await this.mapEvents(
+    const items = await this.records.map(
       // An event deleted between the page query and this read is left out, not a 500.
       page.flatMap((id) => loaded.get(id) ?? []),
       ctx,
@@ -140,7 +127,7 @@ export class EventsService {
     // The link rows need only the ID: read beside the event (and dropped if it may not be shown).
     const [event, linkRows] = await Promise.all([
       findPostOrFail(manager, EVENTS, { id }, ctx.language),
-      this.linkRows(id ? [id] : []),
+      this.records.linkRows(id ? [id] : []),
     ]);
     assertCanSee(ctx.user, event, {
       notAccessible: 'event-not-accessible',
@@ -148,7 +135,7 @@ export class EventsService {
     });
     if (edit) assertCanEdit(ctx.user, event);
     if (this.isLocked(event, ctx, options.password)) throw new ApiError('event-password-protected');
-    const [record] = await this.mapEvents(
+    const [record] = await this.records.map(
       [event],
       ctx,
       () => ({ withJsonLd: true, withTranslations: edit }),
@@ -235,7 +222,7 @@ export class EventsService {
       });
       return this.reload(event.id, ctx);
     }
-    const [record] = await this.mapEvents([event], ctx, () => ({}));
+    const [record] = await this.records.map([event], ctx, () => ({}));
     await writeTransaction(this.dataSource, async (manager) => {
       await lockEventRow(manager, event.id);
       const counted = await countedTermsOf(manager, event.id);
@@ -243,61 +230,6 @@ export class EventsService {
       await adjustTermCounts(manager, counted, []);
     });
     return record;
-  }
-
-  /** The list filters, checked (400 naming the parameter) and resolved to IDs. */
-  private async listFilters(
-    query: ListEventsQueryDto,
-    ctx: RequestContext,
-  ): Promise<EventListFilters> {
-    const scope = listStatusScope(ctx.user, query.status);
-    assertTogether(query, 'geoloc_lat', 'geoloc_lng');
-    if (query.geoloc_radius !== undefined && query.geoloc_lat === undefined) {
-      throw ApiError.invalid('geoloc_radius', 'bothOrNeither', { other: 'geoloc_lat, geoloc_lng' });
-    }
-    const categoryIds = query.categories?.length
-      ? await this.terms.idsForFilter(CATEGORIES, query.categories, 'categories')
-      : undefined;
-    const tagIds = query.tags?.length
-      ? await this.terms.idsForFilter(TAGS, query.tags, 'tags')
-      : undefined;
-    await assertAllFound('venue', query.venue, (ids) => this.venues.recordsByIds(ids, ctx));
-    await assertAllFound('organizer', query.organizer, (ids) =>
-      this.organizers.recordsByIds(ids, ctx),
-    );
-    if (query.post_parent !== undefined) {
-      await assertVisibleFilter(
-        this.dataSource.manager,
-        Event,
-        query.post_parent,
-        ctx.user,
-        'post_parent',
-      );
-    }
-    const words = searchWords(query.search ?? '');
-    const siteZone = parseZone(this.config.siteTimezone) ?? FixedOffsetZone.utcInstance;
-    return {
-      scope,
-      include: query.include?.length ? query.include : undefined,
-      window: eventWindow(query, siteZone, DateTime.now()),
-      search: words.length > 0 ? { words, language: ctx.language } : undefined,
-      categoryIds,
-      tagIds,
-      venueIds: query.venue?.length ? query.venue : undefined,
-      organizerIds: query.organizer?.length ? query.organizer : undefined,
-      featured: query.featured,
-      ticketed: query.ticketed,
-      parentId: query.post_parent,
-      geoloc: query.geoloc,
-      near:
-        query.geoloc_lat !== undefined && query.geoloc_lng !== undefined
-          ? {
-              lat: query.geoloc_lat,
-              lng: query.geoloc_lng,
-              radiusKm: query.geoloc_radius ?? DEFAULT_RADIUS_KM,
-            }
-          : undefined,
-    };
   }
 
   /** Protected, and the caller neither may edit it nor sent its password. */
@@ -343,112 +275,7 @@ export class EventsService {
 
   private async reload(id: number, ctx: RequestContext): Promise<EventRecord> {
     const event = await findPostOrFail(this.dataSource.manager, EVENTS, { id }, ctx.language);
-    const [record] = await this.mapEvents([event], ctx, () => ({}));
+    const [record] = await this.records.map([event], ctx, () => ({}));
     return record;
   }
-
-  /** Maps events with what they embed, loaded for all of them at once (no N+1). */
-  private async mapEvents(
-    events: Event[],
-    ctx: RequestContext,
-    options: (event: Event) => Partial<EventMapOptions>,
-    linkRows?: EventLinkRows,
-  ): Promise<EventRecord[]> {
-    const links = await this.loadLinks(
-      events,
-      linkRows ?? (await this.linkRows(events.map((event) => event.id))),
-      ctx,
-    );
-    return events.map((event) =>
-      mapEvent(event, links.get(event.id) as EventLinks, {
-        language: ctx.language,
-        apiUrl: ctx.apiUrl,
-        siteUrl: this.config.publicSiteUrl,
-        siteZone: this.config.siteTimezone,
-        withJsonLd: false,
-        withTranslations: false,
-        blanked: false,
-        ...options(event),
-      }),
-    );
-  }
-
-  /** The term and organizer link rows of events: they need only the IDs, so a list reads them beside the events. */
-  private async linkRows(ids: number[]): Promise<EventLinkRows> {
-    if (ids.length === 0) return { termLinks: [], organizerLinks: [] };
-    const manager = this.dataSource.manager;
-    const [termLinks, organizerLinks] = await Promise.all([
-      rowsWhereIn(manager, EventTerm, 'eventId', ids),
-      rowsWhereIn(manager, EventOrganizer, 'eventId', ids, 'position'),
-    ]);
-    return { termLinks, organizerLinks };
-  }
-
-  /**
-   * The terms, venue and organizers of the events, in the same few queries
-   * whatever their number. Venues and organizers the caller may not see are left out.
-   */
-  private async loadLinks(
-    events: Event[],
-    { termLinks, organizerLinks }: EventLinkRows,
-    ctx: RequestContext,
-  ): Promise<Map<number, EventLinks>> {
-    if (events.length === 0) return new Map();
-    const [terms, organizers, venues] = await Promise.all([
-      this.terms.recordsByIds(
-        termLinks.map((link) => link.termId),
-        ctx,
-      ),
-      this.organizers.recordsByIds(
-        organizerLinks.map((link) => link.organizerId),
-        ctx,
-      ),
-      this.venues.recordsByIds(
-        events.flatMap((event) => (event.venueId ? [event.venueId] : [])),
-        ctx,
-      ),
-    ]);
-    const visible = <R extends { author: string; status: Event['status'] }>(record?: R) =>
-      record &&
-      AccessPolicy.canSeeItem(ctx.user, { authorId: Number(record.author), status: record.status })
-        ? record
-        : undefined;
-    return new Map(
-      events.map((event) => {
-        const eventTerms = termLinks
-          .filter((link) => link.eventId === event.id)
-          .flatMap((link) => terms.get(link.termId) ?? [])
-          .sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
-        return [
-          event.id,
-          {
-            categories: eventTerms.filter((term) => term.taxonomy === CATEGORIES.taxonomy),
-            tags: eventTerms.filter((term) => term.taxonomy === TAGS.taxonomy),
-            venue: event.venueId ? visible(venues.get(event.venueId)) : undefined,
-            organizers: organizerLinks
-              .filter((link) => link.eventId === event.id)
-              .flatMap((link) => visible(organizers.get(link.organizerId)) ?? []),
-          },
-        ];
-      }),
-    );
-  }
-}
-
-/** Two parameters that only work together: one without the other is 400. */
-function assertTogether<T extends object>(query: T, a: keyof T & string, b: keyof T & string) {
-  if ((query[a] === undefined) === (query[b] === undefined)) return;
-  const [sent, missing] = query[a] === undefined ? [b, a] : [a, b];
-  throw ApiError.invalid(sent, 'bothOrNeither', { other: missing });
-}
-
-/** Every ID must name a record (400 `name` otherwise). */
-async function assertAllFound(
-  name: string,
-  ids: number[] | undefined,
-  find: (ids: number[]) => Promise<Map<number, unknown>>,
-): Promise<void> {
-  if (!ids?.length) return;
-  const unique = [...new Set(ids)];
-  if ((await find(unique)).size !== unique.length) throw ApiError.invalid(name, 'notFound');
 }

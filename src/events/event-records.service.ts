@@ -1,0 +1,125 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AccessPolicy } from '../auth/policy';
+import type { RequestContext } from '../common/http/request-context';
+import { appConfig } from '../config/app.config';
+import { rowsWhereIn } from '../database/entity-rows';
+import { OrganizersService } from '../organizers/organizers.service';
+import { CATEGORIES, TAGS } from '../terms/taxonomies';
+import { TermLinksService } from '../terms/term-links.service';
+import { VenuesService } from '../venues/venues.service';
+import { EventOrganizer } from './entities/event-organizer.entity';
+import { EventTerm } from './entities/event-term.entity';
+import { Event } from './entities/event.entity';
+import { EventLinks, EventMapOptions, EventRecord, mapEvent } from './event.mapper';
+
+/** The term and organizer link rows of a set of events. */
+export interface EventLinkRows {
+  termLinks: EventTerm[];
+  organizerLinks: EventOrganizer[];
+}
+
+/**
+ * Event records as reads and writes answer them: the events with the
+ * categories, tags, venue and organizers they embed, loaded for a whole page
+ * in a fixed number of queries (no N+1).
+ */
+@Injectable()
+export class EventRecordsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+    private readonly terms: TermLinksService,
+    private readonly venues: VenuesService,
+    private readonly organizers: OrganizersService,
+  ) {}
+
+  /** Maps events with what they embed, loaded for all of them at once (no N+1). */
+  async map(
+    events: Event[],
+    ctx: RequestContext,
+    options: (event: Event) => Partial<EventMapOptions>,
+    linkRows?: EventLinkRows,
+  ): Promise<EventRecord[]> {
+    const links = await this.loadLinks(
+      events,
+      linkRows ?? (await this.linkRows(events.map((event) => event.id))),
+      ctx,
+    );
+    return events.map((event) =>
+      mapEvent(event, links.get(event.id) as EventLinks, {
+        language: ctx.language,
+        apiUrl: ctx.apiUrl,
+        siteUrl: this.config.publicSiteUrl,
+        siteZone: this.config.siteTimezone,
+        withJsonLd: false,
+        withTranslations: false,
+        blanked: false,
+        ...options(event),
+      }),
+    );
+  }
+
+  /** The term and organizer link rows of events: they need only the IDs, so a list reads them beside the events. */
+  async linkRows(ids: number[]): Promise<EventLinkRows> {
+    if (ids.length === 0) return { termLinks: [], organizerLinks: [] };
+    const manager = this.dataSource.manager;
+    const [termLinks, organizerLinks] = await Promise.all([
+      rowsWhereIn(manager, EventTerm, 'eventId', ids),
+      rowsWhereIn(manager, EventOrganizer, 'eventId', ids, 'position'),
+    ]);
+    return { termLinks, organizerLinks };
+  }
+
+  /**
+   * The terms, venue and organizers of the events, in the same few queries
+   * whatever their number. Venues and organizers the caller may not see are left out.
+   */
+  private async loadLinks(
+    events: Event[],
+    { termLinks, organizerLinks }: EventLinkRows,
+    ctx: RequestContext,
+  ): Promise<Map<number, EventLinks>> {
+    if (events.length === 0) return new Map();
+    const [terms, organizers, venues] = await Promise.all([
+      this.terms.recordsByIds(
+        termLinks.map((link) => link.termId),
+        ctx,
+      ),
+      this.organizers.recordsByIds(
+        organizerLinks.map((link) => link.organizerId),
+        ctx,
+      ),
+      this.venues.recordsByIds(
+        events.flatMap((event) => (event.venueId ? [event.venueId] : [])),
+        ctx,
+      ),
+    ]);
+    const visible = <R extends { author: string; status: Event['status'] }>(record?: R) =>
+      record &&
+      AccessPolicy.canSeeItem(ctx.user, { authorId: Number(record.author), status: record.status })
+        ? record
+        : undefined;
+    return new Map(
+      events.map((event) => {
+        const eventTerms = termLinks
+          .filter((link) => link.eventId === event.id)
+          .flatMap((link) => terms.get(link.termId) ?? [])
+          .sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+        return [
+          event.id,
+          {
+            categories: eventTerms.filter((term) => term.taxonomy === CATEGORIES.taxonomy),
+            tags: eventTerms.filter((term) => term.taxonomy === TAGS.taxonomy),
+            venue: event.venueId ? visible(venues.get(event.venueId)) : undefined,
+            organizers: organizerLinks
+              .filter((link) => link.eventId === event.id)
+              .flatMap((link) => visible(organizers.get(link.organizerId)) ?? []),
+          },
+        ];
+      }),
+    );
+  }
+}
