@@ -184,18 +184,20 @@ export class WebhookSender
       if (room <= 0) continue;
       // A disabled endpoint gets only manual retries and pings.
       const where = Number(endpoint.enabled) ? 'endpoint_id = ?' : 'endpoint_id = ? AND forced = 1';
-      // The lease covers the wait behind the deliveries claimed before these.
-      const rounds = Math.ceil((ahead + room) / MAX_POSTS_PER_ENDPOINT);
-      this.start(await this.claim(where, [id], room, rounds * this.config.webhooks.timeoutMs));
+      this.start(await this.claim(where, [id], room, ahead));
     }
   }
 
-  /** Claims up to `limit` due deliveries matching `where`, with a lease of `leaseMs` and a margin. */
+  /**
+   * Claims up to `limit` due deliveries matching `where`, with a lease that
+   * covers their wait behind the `ahead` deliveries of the endpoint already
+   * claimed (MAX_POSTS_PER_ENDPOINT at a time), plus a margin.
+   */
   private claim(
     where: string,
     params: unknown[],
     limit: number,
-    leaseMs: number,
+    ahead: number,
   ): Promise<ClaimedRow[]> {
     const now = Date.now();
     const lock = this.dataSource.options.type === 'mysql' ? ' FOR UPDATE SKIP LOCKED' : '';
@@ -211,7 +213,7 @@ export class WebhookSender
       const marks = ids.map(() => '?').join(', ');
       await manager.query(
         `UPDATE webhook_deliveries SET lease_until_ms = ?, lease_owner = ? WHERE id IN (${marks})`,
-        [now + leaseMs + LEASE_MARGIN_MS, this.owner, ...ids],
+        [now + this.leaseMs(ahead + ids.length) + LEASE_MARGIN_MS, this.owner, ...ids],
       );
       const rows: ClaimedRow[] = await manager.query(
         'SELECT d.id, d.attempts, d.forced, d.endpoint_id, m.message_id, m.body, e.url, e.secret ' +
@@ -229,6 +231,11 @@ export class WebhookSender
         endpoint_id: Number(row.endpoint_id),
       }));
     });
+  }
+
+  /** Time for `queued` attempts to one endpoint, MAX_POSTS_PER_ENDPOINT at a time. */
+  private leaseMs(queued: number): number {
+    return Math.ceil(queued / MAX_POSTS_PER_ENDPOINT) * this.config.webhooks.timeoutMs;
   }
 
   private start(rows: ClaimedRow[]): void {

@@ -117,4 +117,24 @@ onSqlite('webhook sender in the service process', () => {
     expect(Date.now() - restarted).toBeLessThan(15_000);
     expect(new Set(receiver.on('/queue').map((m) => m.headers['webhook-id'])).size).toBe(10);
   });
+
+  it('a message whose sender was killed mid-delivery is sent again once its lease runs out', async () => {
+    receiver.plan('/crash', [{ delayMs: 10_000 }]);
+    server = await start();
+    const created = await call('POST', '/webhooks', { url: receiver.url('/crash'), events: ['*'] });
+    const ping = await call('POST', `/webhooks/${created.body.id}/ping`);
+    await receiver.waitFor('/crash', 1);
+    server.child.kill('SIGKILL');
+    await server.exited;
+
+    const restarted = Date.now();
+    server = await start();
+    // The lease of one claimed delivery: the time-out (5 s) plus 15 s.
+    const [first, again] = await receiver.waitFor('/crash', 2, 40_000);
+    expect(Date.now() - restarted).toBeLessThan(30_000);
+    expect([first.headers['webhook-id'], again.headers['webhook-id']]).toEqual([
+      ping.body.message_id,
+      ping.body.message_id,
+    ]);
+  }, 90_000);
 });
