@@ -25,6 +25,7 @@ import { VenuesModule } from './venues/venues.module';
 import { OrganizersModule } from './organizers/organizers.module';
 import { EventsModule } from './events/events.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { IcalModule } from './ical/ical.module';
 
 @Module({
   imports: [
@@ -49,6 +50,8 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     TagsModule,
     VenuesModule,
     OrganizersModule,
+    // Before EventsModule: its routes are registered first, so /events/{id}.ics is not /events/{id}.
+    IcalModule,
     EventsModule,
     WebhooksModule,
   ],

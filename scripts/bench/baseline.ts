@@ -981,9 +981,17 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         ...(previous ? { previous_rest_url: previous } : {}),
         total,
         total_pages: pages,
+        ...(key === 'events' ? { ical_url: feedUrl(query, ctx, path) } : {}),
       },
     };
   }
+}
+
+/** feedUrl of list-page.interceptor.ts: `<path>.ics`, without the paging parameters and `password`. */
+function feedUrl(query: URLSearchParams, ctx: Ctx, path: string): string {
+  const [base, search = ''] = pageUrl(query, ctx, path, undefined).split('?');
+  const kept = search.split('&').filter((pair) => pair !== '' && !/^(per_page|password)=/.test(pair));
+  return `${base}.ics${kept.length > 0 ? `?${kept.join('&')}` : ''}`;
 }
 
 /** pageUrl of list-page.interceptor.ts: parameters as sent (repeated keys comma-joined), `page` last. */

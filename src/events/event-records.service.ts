@@ -6,9 +6,12 @@ import { AccessPolicy } from '../auth/policy';
 import type { RequestContext } from '../common/http/request-context';
 import { appConfig } from '../config/app.config';
 import { rowsWhereIn } from '../database/entity-rows';
+import type { OrganizerRecord } from '../organizers/organizer.mapper';
 import { OrganizersService } from '../organizers/organizers.service';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
+import type { TermRecord } from '../terms/term.mapper';
 import { TermLinksService } from '../terms/term-links.service';
+import type { VenueRecord } from '../venues/venue.mapper';
 import { VenuesService } from '../venues/venues.service';
 import { EventOrganizer } from './entities/event-organizer.entity';
 import { EventTerm } from './entities/event-term.entity';
@@ -42,11 +45,13 @@ export class EventRecordsService {
     ctx: RequestContext,
     options: (event: Event) => Partial<EventMapOptions>,
     linkRows?: EventLinkRows,
+    linked?: LinkedRecordCache,
   ): Promise<EventRecord[]> {
     const links = await this.loadLinks(
       events,
       linkRows ?? (await this.linkRows(events.map((event) => event.id))),
       ctx,
+      linked,
     );
     return events.map((event) =>
       mapEvent(event, links.get(event.id) as EventLinks, {
@@ -81,20 +86,24 @@ export class EventRecordsService {
     events: Event[],
     { termLinks, organizerLinks }: EventLinkRows,
     ctx: RequestContext,
+    linked?: LinkedRecordCache,
   ): Promise<Map<number, EventLinks>> {
     if (events.length === 0) return new Map();
     const [terms, organizers, venues] = await Promise.all([
-      this.terms.recordsByIds(
+      cachedRecords(
+        linked?.terms,
         termLinks.map((link) => link.termId),
-        ctx,
+        (ids) => this.terms.recordsByIds(ids, ctx),
       ),
-      this.organizers.recordsByIds(
+      cachedRecords(
+        linked?.organizers,
         organizerLinks.map((link) => link.organizerId),
-        ctx,
+        (ids) => this.organizers.recordsByIds(ids, ctx),
       ),
-      this.venues.recordsByIds(
+      cachedRecords(
+        linked?.venues,
         events.flatMap((event) => (event.venueId ? [event.venueId] : [])),
-        ctx,
+        (ids) => this.venues.recordsByIds(ids, ctx),
       ),
     ]);
     const visible = <R extends { author: string; status: Event['status'] }>(record?: R) =>
@@ -102,10 +111,12 @@ export class EventRecordsService {
       AccessPolicy.canSeeItem(ctx.user, { authorId: Number(record.author), status: record.status })
         ? record
         : undefined;
+    // Grouped once: filtering every link per event is quadratic in the batch size.
+    const termLinksOf = groupBy(termLinks, (link) => link.eventId);
+    const organizerLinksOf = groupBy(organizerLinks, (link) => link.eventId);
     return new Map(
       events.map((event) => {
-        const eventTerms = termLinks
-          .filter((link) => link.eventId === event.id)
+        const eventTerms = (termLinksOf.get(event.id) ?? [])
           .flatMap((link) => terms.get(link.termId) ?? [])
           .sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
         return [
@@ -114,12 +125,53 @@ export class EventRecordsService {
             categories: eventTerms.filter((term) => term.taxonomy === CATEGORIES.taxonomy),
             tags: eventTerms.filter((term) => term.taxonomy === TAGS.taxonomy),
             venue: event.venueId ? visible(venues.get(event.venueId)) : undefined,
-            organizers: organizerLinks
-              .filter((link) => link.eventId === event.id)
-              .flatMap((link) => visible(organizers.get(link.organizerId)) ?? []),
+            organizers: (organizerLinksOf.get(event.id) ?? []).flatMap(
+              (link) => visible(organizers.get(link.organizerId)) ?? [],
+            ),
           },
         ];
       }),
     );
   }
+}
+
+/**
+ * The venue, organizer and term records a caller was shown, kept across the
+ * batches of one long read (a feed): they are few and repeat from batch to
+ * batch. Each kind is capped, so memory stays bounded whatever the read's size.
+ */
+export class LinkedRecordCache {
+  static readonly MAX_PER_KIND = 20_000;
+  readonly terms = new Map<number, TermRecord>();
+  readonly organizers = new Map<number, OrganizerRecord>();
+  readonly venues = new Map<number, VenueRecord>();
+}
+
+function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+}
+
+/** Records by ID: those in `store` from there, the rest loaded (and kept while there is room). */
+async function cachedRecords<R>(
+  store: Map<number, R> | undefined,
+  ids: number[],
+  load: (ids: number[]) => Promise<Map<number, R>>,
+): Promise<Map<number, R>> {
+  if (!store) return load(ids);
+  const missing = [...new Set(ids)].filter((id) => !store.has(id));
+  const loaded = missing.length > 0 ? await load(missing) : new Map<number, R>();
+  if (store.size + loaded.size > LinkedRecordCache.MAX_PER_KIND) store.clear();
+  for (const [id, record] of loaded) store.set(id, record);
+  return new Map(
+    ids.flatMap((id) => {
+      const record = store.get(id) ?? loaded.get(id);
+      return record ? [[id, record] as const] : [];
+    }),
+  );
 }

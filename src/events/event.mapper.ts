@@ -62,6 +62,7 @@ export function mapEvent(event: Event, links: EventLinks, options: EventMapOptio
     ...publicationFields(event, options.siteZone),
     url,
     rest_url: `${options.apiUrl}/events/${event.id}`,
+    ical_url: `${options.apiUrl}/events/${event.id}.ics`,
     title: shown.title,
     description: blank ? '' : (shown.description ?? ''),
     excerpt: blank ? '' : (shown.excerpt ?? ''),

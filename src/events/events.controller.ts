@@ -32,7 +32,7 @@ export class EventsController {
   constructor(private readonly events: EventsService) {}
 
   @Get()
-  @ApiListResponse('events', EventRecordDto)
+  @ApiListResponse('events', EventRecordDto, true)
   @ApiOperation({ summary: 'List events' })
   list(@Query() query: ListEventsQueryDto, @Ctx() ctx: RequestContext) {
     return this.events.list(query, ctx);

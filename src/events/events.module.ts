@@ -11,5 +11,6 @@ import { EventsService } from './events.service';
   imports: [TermsModule, VenuesModule, OrganizersModule],
   controllers: [EventsController],
   providers: [EventsService, EventRecordsService],
+  exports: [EventsService, EventRecordsService],
 })
 export class EventsModule {}

@@ -22,8 +22,13 @@ import { CreateEventDto } from './dto/create-event.dto';
 import { ListEventsQueryDto } from './dto/list-events.query.dto';
 import { UpdateEventDto } from './dto/update-event.dto';
 import { Event } from './entities/event.entity';
-import { eventListQuery, orderEvents, resolveListFilters } from './event-list-query';
-import { EventRecordsService } from './event-records.service';
+import {
+  EventListFilters,
+  eventListQuery,
+  orderEvents,
+  resolveListFilters,
+} from './event-list-query';
+import { EventRecordsService, LinkedRecordCache } from './event-records.service';
 import { passwordKey, passwordMatches } from './event-password';
 import {
   deleteEvent,
@@ -65,13 +70,7 @@ export class EventsService {
    */
   async list(query: ListEventsQueryDto, ctx: RequestContext): Promise<ListPage<EventRecord>> {
     const edit = editContext(query.context, ctx);
-    const filters = await resolveListFilters(query, ctx, {
-      manager: this.dataSource.manager,
-      siteTimezone: this.config.siteTimezone,
-      terms: this.terms,
-      venues: this.venues,
-      organizers: this.organizers,
-    });
+    const filters = await this.listFilters(query, ctx);
     const window = pageWindow(query, this.config.maxPerPage);
     const matching = eventListQuery(this.dataSource.manager, filters);
     // Exact, but counted only when the data changed since (the default window is day-granular).
@@ -109,7 +108,7 @@ export class EventsService {
       }),
       linkRows,
     );
-    return new ListPage('events', items, count, window);
+    return new ListPage('events', items, count, window, true);
   }
 
   /**
@@ -193,7 +192,7 @@ export class EventsService {
       if (links.venueId !== undefined) columns.venueId = links.venueId;
       if (parentId !== undefined) columns.parentId = parentId;
       await writePostTexts(manager, EVENTS, event, input, ctx.language);
-      await manager.update(Event, event.id, columns);
+      await manager.update(Event, event.id, { ...columns, revision: () => 'revision + 1' });
       await writeEventLinks(manager, event.id, links);
       await adjustTermCounts(manager, counted, await countedTermsOf(manager, event.id));
     });
@@ -217,7 +216,11 @@ export class EventsService {
       await writeTransaction(this.dataSource, async (manager) => {
         await lockEventRow(manager, event.id);
         const counted = await countedTermsOf(manager, event.id);
-        await manager.update(Event, event.id, { status: 'trash', modifiedAt: nowEpoch() });
+        await manager.update(Event, event.id, {
+          status: 'trash',
+          modifiedAt: nowEpoch(),
+          revision: () => 'revision + 1',
+        });
         await adjustTermCounts(manager, counted, []);
       });
       return this.reload(event.id, ctx);
@@ -230,6 +233,43 @@ export class EventsService {
       await adjustTermCounts(manager, counted, []);
     });
     return record;
+  }
+
+  /** The list filters of `/events`, checked (400 naming the parameter) and resolved to IDs. */
+  listFilters(query: ListEventsQueryDto, ctx: RequestContext): Promise<EventListFilters> {
+    return resolveListFilters(query, ctx, {
+      manager: this.dataSource.manager,
+      siteTimezone: this.config.siteTimezone,
+      terms: this.terms,
+      venues: this.venues,
+      organizers: this.organizers,
+    });
+  }
+
+  /**
+   * Events by ID as a list shows them to the caller (blanked where protected
+   * and `password` is not theirs), with what they embed, in a fixed number of
+   * queries whatever their number. IDs that name no event are left out.
+   */
+  async listedEvents(
+    ids: number[],
+    ctx: RequestContext,
+    password: string | undefined,
+    linked?: LinkedRecordCache,
+  ): Promise<Array<{ event: Event; record: EventRecord }>> {
+    const [loaded, linkRows] = await Promise.all([
+      loadEvents(this.dataSource.manager, ids),
+      this.records.linkRows(ids),
+    ]);
+    const events = ids.flatMap((id) => loaded.get(id) ?? []);
+    const records = await this.records.map(
+      events,
+      ctx,
+      (event) => ({ blanked: this.isLocked(event, ctx, password) }),
+      linkRows,
+      linked,
+    );
+    return events.map((event, i) => ({ event, record: records[i] }));
   }
 
   /** Protected, and the caller neither may edit it nor sent its password. */

@@ -205,6 +205,10 @@ export const REASON_MESSAGES = {
     en: '{name} must not point at a loopback, private, link-local or other internal address.',
     nl: '{name} mag niet naar een loopback-, privé-, link-local- of ander intern adres wijzen.',
   },
+  feedWindow: {
+    en: '{name}: an iCalendar feed covers at most 10 years; send start_date and end_date at most 10 years apart.',
+    nl: '{name}: een iCalendar-feed beslaat hoogstens 10 jaar; stuur start_date en end_date hoogstens 10 jaar uit elkaar.',
+  },
   ownParent: {
     en: '{name} cannot be the event itself.',
     nl: '{name} kan niet het evenement zelf zijn.',
@@ -214,6 +218,7 @@ export const REASON_MESSAGES = {
 /** Generated text that ends up in records. */
 export const TEXT = {
   free: { en: 'Free', nl: 'Gratis' },
+  calendarName: { en: 'Events', nl: 'Evenementen' },
 } satisfies Record<string, Record<Language, string>>;
 
 /** Replaces `{key}` placeholders with the given arguments. */

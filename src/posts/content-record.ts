@@ -69,6 +69,8 @@ function contentParts<T extends ContentTranslation>(
       ...publicationFields(item, options.siteZone),
       url,
       rest_url: `${options.apiUrl}/${options.names.collection}/${item.id}`,
+      // The feed of the record's events: the filter is named like the record's kind.
+      ical_url: `${options.apiUrl}/events.ics?${options.names.titleWire}=${item.id}`,
     },
     texts: {
       description: shown.description ?? '',

@@ -40,6 +40,8 @@ export function mapTerm(term: Term, info: TaxonomyInfo, options: TermMapOptions)
       collection,
       ...(term.parentId ? { up: `${collection}/${term.parentId}` } : {}),
     },
+    // The feed of the term's events: the filter is named like the collection.
+    ical_url: `${options.apiUrl}/events.ics?${info.collection}=${term.id}`,
     language,
     languages: languagesOf(term.translations),
     ...(options.withTranslations ? { translations: translationsOf(term.translations, texts) } : {}),

@@ -38,6 +38,9 @@ describe('API basics', () => {
           '/webhooks/{id}/deliveries',
           '/webhooks/{id}/deliveries/{delivery_id}/retry',
           '/webhooks/{id}/ping',
+          '/events.ics',
+          '/events/{id}.ics',
+          '/events/by-slug/{slug}.ics',
         ]
           .map((path) => `/calendar/events/v1${path}`)
           .sort(),

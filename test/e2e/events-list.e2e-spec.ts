@@ -57,6 +57,7 @@ describe('event lists', () => {
         rest_url: `${base}/events?page=1`,
         total: 5,
         total_pages: 1,
+        ical_url: `${base}/events.ics`,
       });
       expect(body.events.map((e: { title: string }) => e.title)).toEqual([
         'Gisteren',
@@ -381,6 +382,7 @@ describe('event lists', () => {
         next_rest_url: link(2),
         total: 12,
         total_pages: 3,
+        ical_url: `${base}/events.ics?featured=true&venue=&search=event&categories=een,twee`,
       });
       expect(first.headers['x-total']).toBe('12');
       expect(first.headers['x-totalpages']).toBe('3');
@@ -397,6 +399,7 @@ describe('event lists', () => {
         previous_rest_url: link(),
         total: 12,
         total_pages: 3,
+        ical_url: `${base}/events.ics?featured=true&venue=&search=event&categories=een,twee`,
       });
       expect(second.headers.link).toBe(`<${link(3)}>; rel="next", <${link()}>; rel="prev"`);
 
@@ -407,6 +410,7 @@ describe('event lists', () => {
         previous_rest_url: link(2),
         total: 12,
         total_pages: 3,
+        ical_url: `${base}/events.ics?featured=true&venue=&search=event&categories=een,twee`,
       });
       const past = await api.get(`/events?${query}&page=4`).expect(404);
       expect(past.body).toEqual(errorBody('event-archive-page-not-found', 404));
@@ -417,6 +421,7 @@ describe('event lists', () => {
         rest_url: `${base}/events?per_page=500&page=1`,
         total: 12,
         total_pages: 1,
+        ical_url: `${base}/events.ics`,
       });
     });
 
@@ -426,6 +431,7 @@ describe('event lists', () => {
         rest_url: `${base}/events?page=1`,
         total: 0,
         total_pages: 0,
+        ical_url: `${base}/events.ics`,
       });
       const res = await api.get('/events?page=2').expect(404);
       expect(res.body).toEqual(errorBody('event-archive-page-not-found', 404));

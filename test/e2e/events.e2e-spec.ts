@@ -47,6 +47,7 @@ describe('events', () => {
         'modified_utc',
         'url',
         'rest_url',
+        'ical_url',
         'title',
         'description',
         'excerpt',

@@ -526,7 +526,14 @@ describe('organizers', () => {
       await create(MOJO).expect(201);
       const records = await organizers.recordsByIds([1, 5], contextFor(undefined, 'en'));
       expect([...records.entries()]).toEqual([
-        [1, { ...mojoRecord(), rest_url: 'http://api.test/calendar/events/v1/organizers/1' }],
+        [
+          1,
+          {
+            ...mojoRecord(),
+            rest_url: 'http://api.test/calendar/events/v1/organizers/1',
+            ical_url: 'http://api.test/calendar/events/v1/events.ics?organizer=1',
+          },
+        ],
       ]);
     });
   });

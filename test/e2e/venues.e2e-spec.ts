@@ -930,10 +930,12 @@ describe('venues', () => {
       expect(records.get(1)).toEqual({
         ...paradisoRecord(),
         rest_url: 'http://api.test/calendar/events/v1/venues/1',
+        ical_url: 'http://api.test/calendar/events/v1/events.ics?venue=1',
       });
       expect(records.get(2)).toEqual({
         ...venueRecord(2, 'Engels', 'engels', { language: 'en' }),
         rest_url: 'http://api.test/calendar/events/v1/venues/2',
+        ical_url: 'http://api.test/calendar/events/v1/events.ics?venue=2',
       });
       await expect(venues.recordsByIds([], contextFor(undefined))).resolves.toEqual(new Map());
     });

@@ -48,7 +48,20 @@ export function renderListPage(list: ListPage<unknown>, req: Request, res: Respo
     ...(previous ? { previous_rest_url: previous } : {}),
     total: list.total,
     total_pages: pages,
+    ...(list.withFeed ? { ical_url: feedUrl(req) } : {}),
   };
+}
+
+/**
+ * The list's iCalendar feed: `<path>.ics` with the same parameters but the
+ * paging ones and `password` (a feed link is made to be shared).
+ */
+export function feedUrl(req: Request): string {
+  const [base, query = ''] = pageUrl(req, undefined).split('?');
+  const kept = query
+    .split('&')
+    .filter((pair) => pair !== '' && !/^(per_page|password)=/.test(pair));
+  return `${base}.ics${kept.length > 0 ? `?${kept.join('&')}` : ''}`;
 }
 
 /**

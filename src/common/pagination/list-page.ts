@@ -37,5 +37,7 @@ export class ListPage<T> {
     readonly items: T[],
     readonly total: number,
     readonly window: PageWindow,
+    /** The list has an iCalendar feed (`<path>.ics`, same filters, unpaged): the wrapper carries `ical_url`. */
+    readonly withFeed = false,
   ) {}
 }

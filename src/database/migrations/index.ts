@@ -3,6 +3,7 @@ import { EventListIndex1764460800000 } from './1764460800000-event-list-index';
 import { DataVersion1764547200000 } from './1764547200000-data-version';
 import { TermPublishedCount1764633600000 } from './1764633600000-term-published-count';
 import { Webhooks1764723600000 } from './1764723600000-webhooks';
+import { EventRevision1764810000000 } from './1764810000000-event-revision';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   DataVersion1764547200000,
   TermPublishedCount1764633600000,
   Webhooks1764723600000,
+  EventRevision1764810000000,
 ];

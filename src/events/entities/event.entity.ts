@@ -55,6 +55,10 @@ export class Event extends PostColumns {
   @Column({ name: 'venue_id', type: 'int', nullable: true })
   venueId: number | null;
 
+  /** 0 on create, +1 on every update or trash: the iCalendar SEQUENCE. */
+  @Column({ type: 'int', default: 0 })
+  revision: number;
+
   @OneToMany(() => EventTranslation, (t) => t.event, { cascade: true })
   translations: EventTranslation[];
 }

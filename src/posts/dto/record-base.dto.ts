@@ -28,6 +28,8 @@ export class RecordBaseDto {
   url: string;
   /** This record in the API. */
   rest_url: string;
+  /** iCalendar (absolute): the event itself (`/events/{id}.ics`), or the feed of a venue's or organizer's events (`/events.ics?venue=<id>`). */
+  ical_url: string;
   slug: string;
   @ApiImageProperty()
   image: ImageDto | false;

@@ -40,6 +40,8 @@ export class TermRecordDto {
   @ApiPropertyOptional({ type: 'array', items: {}, maxItems: 0 })
   meta: [];
   urls: TermUrlsDto;
+  /** iCalendar feed of the term's events (absolute): `/events.ics?categories=<id>` or `?tags=<id>`. */
+  ical_url: string;
   @ApiLanguageProperty()
   language: Language;
   @ApiLanguagesProperty()

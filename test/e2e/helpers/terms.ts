@@ -101,6 +101,7 @@ export function termRecord(kind: TermKind, term: ExpectedTerm): Record<string, u
       collection: apiUrl(`/${info.collection}`),
       ...(parent ? { up: apiUrl(`/${info.collection}/${parent}`) } : {}),
     },
+    ical_url: apiUrl(`/events.ics?${info.collection}=${term.id}`),
     language,
     languages: term.languages ?? [language],
     ...(term.translations ? { translations: term.translations } : {}),
@@ -112,7 +113,7 @@ export function termKeys(kind: TermKind, withTranslations = false): string[] {
   return [
     ...['id', 'count', 'description', 'url', 'name', 'slug', 'taxonomy'],
     ...(kind === 'category' ? ['parent'] : []),
-    ...['meta', 'urls', 'language', 'languages'],
+    ...['meta', 'urls', 'ical_url', 'language', 'languages'],
     ...(withTranslations ? ['translations'] : []),
   ];
 }

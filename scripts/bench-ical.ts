@@ -1,0 +1,214 @@
+/**
+ * Benchmark of the iCalendar feeds (contract §14) on a seeded database:
+ *
+ *   npm run bench:ical -- --database-url mysql://root@127.0.0.1:3306/calendar_bench_ical_100k
+ *                         [--runs 3] [--not-modified 200] [--json FILE]
+ *
+ * Seed first (`npm run seed -- --events 100000 …`; the seed spreads events
+ * five years either side of today). Starts the built service (dist/main.js,
+ * pinned to core 0 when taskset exists) and measures, reading every byte:
+ *  - the widest feed a request may ask for (10 years around today, so nearly
+ *    every event): events per second, and the service's RSS rise over its
+ *    RSS before the request (sampled every 20 ms from /proc);
+ *  - the default-window feed: time to its first byte;
+ *  - a conditional request with the feed's ETag: latency of the 304, p50/p95.
+ * Exit code 1 when a feed does not parse as expected (no END:VCALENDAR).
+ */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { hasTaskset, serviceReady, startServer, stopAll } from './bench/processes';
+import { ensureBuilt, freePort, rssMb } from './shared/process-tools';
+
+const ROOT = resolve(__dirname, '..');
+const API = '/calendar/events/v1';
+
+interface FeedRun {
+  events: number;
+  bytes: number;
+  seconds: number;
+  eventsPerSecond: number;
+  firstByteMs: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+  rssRiseMb: number;
+  /** CPU time the service used for the feed, and events per CPU second (less sensitive to a busy machine). */
+  cpuSeconds: number;
+  eventsPerCpuSecond: number;
+}
+
+/** User + system CPU seconds of a process so far (/proc/<pid>/stat, 100 ticks a second). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** GET a path, reading every byte; the time to the first byte and to the end. */
+function fetchFeed(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{
+  status: number;
+  etag?: string;
+  bytes: number;
+  events: number;
+  firstByteMs: number;
+  ms: number;
+  complete: boolean;
+}> {
+  return new Promise((done, fail) => {
+    const started = process.hrtime.bigint();
+    const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
+    const req = http.get({ host: '127.0.0.1', port, path, headers }, (res) => {
+      let firstByteMs = -1;
+      let bytes = 0;
+      let events = 0;
+      let tail = '';
+      res.on('data', (chunk: Buffer) => {
+        if (firstByteMs < 0) firstByteMs = elapsed();
+        bytes += chunk.length;
+        const text = tail + chunk.toString('latin1');
+        events += text.split('BEGIN:VEVENT').length - 1;
+        tail = text.slice(-16);
+        events -= tail.split('BEGIN:VEVENT').length - 1;
+      });
+      res.on('end', () => {
+        events += tail.split('BEGIN:VEVENT').length - 1;
+        done({
+          status: res.statusCode ?? 0,
+          etag: res.headers.etag,
+          bytes,
+          events,
+          firstByteMs: firstByteMs < 0 ? elapsed() : firstByteMs,
+          ms: elapsed(),
+          complete: res.statusCode !== 200 || tail.endsWith('END:VCALENDAR\r\n'),
+        });
+      });
+      res.on('error', fail);
+    });
+    req.on('error', fail);
+  });
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+const round = (n: number, digits = 1) => Number(n.toFixed(digits));
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'database-url': { type: 'string' },
+      runs: { type: 'string', default: '3' },
+      'not-modified': { type: 'string', default: '200' },
+      json: { type: 'string' },
+    },
+  });
+  const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL;
+  if (!databaseUrl) throw new Error('--database-url (or DATABASE_URL) is required');
+  const entry = ensureBuilt(ROOT, (line) => process.stderr.write(`${line}\n`));
+  const port = await freePort();
+  const logDir = mkdtempSync(join(tmpdir(), 'bench-ical-'));
+  const server = await startServer({
+    name: 'service',
+    port,
+    args: [entry],
+    core: hasTaskset() ? 0 : undefined,
+    logFile: join(logDir, 'service.log'),
+    ready: serviceReady,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'warn',
+    },
+  });
+  try {
+    const today = new Date();
+    const day = (years: number, days = 0) => {
+      const d = new Date(
+        Date.UTC(today.getUTCFullYear() + years, today.getUTCMonth(), today.getUTCDate() + days),
+      );
+      return d.toISOString().slice(0, 10);
+    };
+    const widest = `${API}/events.ics?start_date=${day(-5)}&end_date=${day(5, -1)}`;
+    // Warm up: code paths, zone blocks, connection pool.
+    await fetchFeed(port, `${API}/events.ics`);
+
+    const runs: FeedRun[] = [];
+    for (let i = 0; i < Number(values.runs); i++) {
+      const before = rssMb(server.pid) ?? 0;
+      const cpuBefore = cpuSeconds(server.pid);
+      let peak = before;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, rssMb(server.pid) ?? 0);
+      }, 20);
+      const result = await fetchFeed(port, widest);
+      clearInterval(sampler);
+      peak = Math.max(peak, rssMb(server.pid) ?? 0);
+      const cpu = cpuSeconds(server.pid) - cpuBefore;
+      if (result.status !== 200 || !result.complete)
+        throw new Error(`widest feed: ${result.status}, incomplete`);
+      runs.push({
+        events: result.events,
+        bytes: result.bytes,
+        seconds: round(result.ms / 1000, 2),
+        eventsPerSecond: Math.round(result.events / (result.ms / 1000)),
+        firstByteMs: round(result.firstByteMs),
+        rssBeforeMb: round(before),
+        rssPeakMb: round(peak),
+        rssRiseMb: round(peak - before),
+        cpuSeconds: round(cpu, 2),
+        eventsPerCpuSecond: Math.round(result.events / cpu),
+      });
+    }
+
+    const firstBytes: number[] = [];
+    let etag = '';
+    for (let i = 0; i < 10; i++) {
+      const result = await fetchFeed(port, `${API}/events.ics`);
+      if (result.status !== 200 || !result.complete) throw new Error('default feed incomplete');
+      firstBytes.push(result.firstByteMs);
+      etag = result.etag ?? '';
+    }
+
+    const notModified: number[] = [];
+    for (let i = 0; i < Number(values['not-modified']); i++) {
+      const result = await fetchFeed(port, `${API}/events.ics`, { 'If-None-Match': etag });
+      if (result.status !== 304) throw new Error(`expected 304, got ${result.status}`);
+      notModified.push(result.ms);
+    }
+
+    const report = {
+      loadAverage: loadavg().map((n) => round(n, 2)),
+      database: databaseUrl.replace(/\/\/[^@]*@/, '//'),
+      widestFeed: runs,
+      defaultFeedFirstByteMs: {
+        p50: round(percentile(firstBytes, 50)),
+        max: round(Math.max(...firstBytes)),
+      },
+      notModifiedMs: {
+        p50: round(percentile(notModified, 50), 2),
+        p95: round(percentile(notModified, 95), 2),
+      },
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
+  } finally {
+    await stopAll();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,121 @@
+import { decodeHTML } from 'entities';
+
+/*
+ * The few RFC 5545 rules a writer must get right (§3.1, §3.3): CRLF line
+ * ends, lines folded at 75 octets (a fold never splits a UTF-8 character),
+ * TEXT values escaped, parameter values quoted. Small and pure, so the feed
+ * can write each event as it reads it.
+ */
+
+export const CRLF = '\r\n';
+
+/** Control characters RFC 5545 allows in no value (§3.1: all but HTAB; CR and LF are escaped first). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+export const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+
+/** Octets per physical line, the CRLF not counted (RFC 5545 §3.1). */
+const LINE_OCTETS = 75;
+
+/** A parameter of a content line, e.g. `TZID` or `VALUE`. */
+export type Params = Record<string, string>;
+
+/**
+ * One content line, folded, with its CRLF: `NAME;PARAM=value:VALUE`. The
+ * value must already be in its type's form (escape TEXT with escapeText).
+ */
+export function contentLine(name: string, value: string, params?: Params): string {
+  let line = name;
+  if (params) for (const key in params) line += `;${key}=${paramValue(params[key])}`;
+  return foldLine(`${line}:${value}`) + CRLF;
+}
+
+/**
+ * TEXT escaping (§3.3.11): backslash, semicolon and comma get a backslash,
+ * every line break becomes `\n`. Control characters other than tab are not
+ * allowed in a value (§3.1) and are dropped.
+ */
+export function escapeText(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\\;,]/g, (c) => `\\${c}`)
+    .replace(/\n/g, '\\n')
+    .replace(CONTROL_CHARS, '');
+}
+
+/**
+ * A parameter value (§3.2): double quotes are not allowed inside one and are
+ * dropped; a value holding `:`, `;` or `,` is quoted.
+ */
+export function paramValue(value: string): string {
+  const clean = value
+    .replace(/"/g, '')
+    .replace(/[\r\n]/g, '')
+    .replace(CONTROL_CHARS, '');
+  return /[:;,]/.test(clean) ? `"${clean}"` : clean;
+}
+
+/**
+ * Folds a line longer than 75 octets: CRLF plus one space before each
+ * continuation, each physical line at most 75 octets including that space,
+ * and never inside a UTF-8 sequence (JS strings are walked by code point).
+ */
+export function foldLine(line: string): string {
+  if (line.length <= LINE_OCTETS && /^[\x20-\x7e]*$/.test(line)) return line;
+  if (Buffer.byteLength(line, 'utf8') <= LINE_OCTETS) return line;
+  let out = '';
+  let octets = 0;
+  for (const char of line) {
+    const size = utf8Length(char.codePointAt(0) as number);
+    if (octets + size > LINE_OCTETS) {
+      out += `${CRLF} `;
+      octets = 1;
+    }
+    out += char;
+    octets += size;
+  }
+  return out;
+}
+
+function utf8Length(codePoint: number): number {
+  return codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` → `YYYYMMDDTHHMMSS` (DATE-TIME, §3.3.5). */
+export function dateTimeValue(wire: string): string {
+  return `${wire.slice(0, 4)}${wire.slice(5, 7)}${wire.slice(8, 10)}T${wire.slice(11, 13)}${wire.slice(14, 16)}${wire.slice(17, 19)}`;
+}
+
+/** `YYYY-MM-DD…` → `YYYYMMDD` (DATE, §3.3.4). */
+export function dateValue(wire: string): string {
+  return `${wire.slice(0, 4)}${wire.slice(5, 7)}${wire.slice(8, 10)}`;
+}
+
+const BLOCK_END = /<\/(?:p|div|h[1-6]|tr|blockquote|pre|section|article|ul|ol|table)\s*>/gi;
+
+/**
+ * HTML reduced to plain text for DESCRIPTION: line breaks where blocks and
+ * `<br>` end, list items as `- `, tags, comments, scripts and styles dropped,
+ * entities decoded, runs of spaces collapsed, at most one empty line in a row.
+ */
+export function htmlToText(html: string): string {
+  if (!/[<&]/.test(html)) return tidy(html);
+  const text = html
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/\s*<br\s*\/?>\s*/gi, '\n')
+    .replace(/<li\b[^>]*>\s*/gi, '\n- ')
+    .replace(/\s*<\/li\s*>/gi, '')
+    .replace(BLOCK_END, '\n\n')
+    .replace(/<(?:p|div|h[1-6]|ul|ol|table|tr|blockquote|pre|section|article)\b[^>]*>/gi, '\n')
+    .replace(/<\/?[A-Za-z][^>]*>/g, '');
+  return tidy(decodeHTML(text));
+}
+
+function tidy(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t\u00a0]+/g, ' ')
+    .replace(/ ?\n ?/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

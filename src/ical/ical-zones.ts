@@ -1,0 +1,120 @@
+import ICAL from 'ical.js';
+import { DateTime, IANAZone } from 'luxon';
+import { tzlib_get_ical_block, tzlib_get_timezones } from 'timezones-ical-library';
+
+/*
+ * VTIMEZONE components come from timezones-ical-library (compiled from the
+ * IANA tz database and republished with it). It gives each zone's current
+ * rules; a zone whose rules changed within a feed's dates would be described
+ * wrongly for the older dates, so every local time the feed writes is
+ * checked against the block with ical.js (the parser calendar apps mirror):
+ * a time the block does not describe exactly is written in UTC instead.
+ */
+
+/** A zone's VTIMEZONE and a check that it gives a local time the offset we expect. */
+export interface ZoneBlock {
+  /** The VTIMEZONE component, CRLF-terminated. */
+  text: string;
+  /** True when the block maps this wall-clock time to this UTC offset (seconds). */
+  covers(wire: string, offsetSeconds: number): boolean;
+}
+
+const MAX_CHECKS_KEPT = 50_000;
+
+const blocks = new Map<string, ZoneBlock | null>();
+let known: Set<string> | undefined;
+
+/**
+ * The VTIMEZONE of an IANA zone, its TZID the name as the event stores it
+ * (the library answers a link such as Europe/Amsterdam with its target's
+ * block: the rules are the same, the TZID must be ours). Null when the
+ * library does not know the zone.
+ */
+export function zoneBlock(zone: string): ZoneBlock | null {
+  let block = blocks.get(zone);
+  if (block === undefined) {
+    block = buildBlock(zone);
+    blocks.set(zone, block);
+  }
+  return block;
+}
+
+function buildBlock(zone: string): ZoneBlock | null {
+  known ??= new Set(tzlib_get_timezones(false) as string[]);
+  // Asked only for names it has (it logs an error for the others).
+  if (!known.has(zone)) return null;
+  const found = tzlib_get_ical_block(zone);
+  const raw = Array.isArray(found) ? found[0] : '';
+  if (!raw || !raw.startsWith('BEGIN:VTIMEZONE')) return null;
+  const text = `${raw
+    .split(/\r?\n/)
+    .map((line) =>
+      line.startsWith('TZID:')
+        ? `TZID:${zone}`
+        : line.startsWith('X-LIC-LOCATION:')
+          ? `X-LIC-LOCATION:${zone}`
+          : line,
+    )
+    .join('\r\n')
+    .trimEnd()}\r\n`;
+  const timezone = new ICAL.Timezone(new ICAL.Component(ICAL.parse(text)));
+  const blockOffset = (wire: string) =>
+    timezone.utcOffset(
+      ICAL.Time.fromData({
+        year: Number(wire.slice(0, 4)),
+        month: Number(wire.slice(5, 7)),
+        day: Number(wire.slice(8, 10)),
+        hour: Number(wire.slice(11, 13)),
+        minute: Number(wire.slice(14, 16)),
+        second: Number(wire.slice(17, 19)),
+      }),
+    );
+  const luxonZone = IANAZone.create(zone);
+  // Per local day: the one offset both the block and the tz database give all day, or null.
+  const steady = new Map<string, number | null>();
+  const times = new Map<string, number>();
+  return {
+    text,
+    covers(wire, offsetSeconds) {
+      const date = wire.slice(0, 10);
+      let dayOffset = steady.get(date);
+      if (dayOffset === undefined) {
+        dayOffset = steadyOffset(date, luxonZone, blockOffset);
+        if (steady.size >= MAX_CHECKS_KEPT) steady.clear();
+        steady.set(date, dayOffset);
+      }
+      if (dayOffset !== null) return dayOffset === offsetSeconds;
+      // A day with a change: the time itself is checked.
+      let offset = times.get(wire);
+      if (offset === undefined) {
+        offset = blockOffset(wire);
+        if (times.size >= MAX_CHECKS_KEPT) times.clear();
+        times.set(wire, offset);
+      }
+      return offset === offsetSeconds;
+    },
+  };
+}
+
+/**
+ * The offset (seconds) of a local day when the tz database (luxon) has no
+ * change in it and the block gives that same offset at its start, noon and
+ * end; null otherwise.
+ */
+function steadyOffset(
+  date: string,
+  zone: IANAZone,
+  blockOffset: (wire: string) => number,
+): number | null {
+  const [year, month, day] = [date.slice(0, 4), date.slice(5, 7), date.slice(8, 10)].map(Number);
+  const times = ['00:00:00', '12:00:00', '23:59:59'];
+  const offsets = times.flatMap((time) => {
+    const [hour, minute, second] = time.split(':').map(Number);
+    const local = DateTime.fromObject({ year, month, day, hour, minute, second }, { zone });
+    return [local.offset * 60, blockOffset(`${date} ${time}`)];
+  });
+  const first = offsets[0];
+  const dayStart = DateTime.fromObject({ year, month, day }, { zone });
+  const changes = dayStart.offset !== dayStart.endOf('day').offset;
+  return !changes && offsets.every((offset) => offset === first) ? first : null;
+}

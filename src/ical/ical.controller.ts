@@ -1,0 +1,95 @@
+import { Controller, Get, Logger, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import type { PostRef } from '../posts/post-store';
+import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
+import { Ctx, RequestContext } from '../common/http/request-context';
+import { IcalEventQueryDto, IcalFeedQueryDto } from './dto/ical-query.dto';
+import { IcalService, strongTag } from './ical.service';
+import { sendHeadersOr304, streamTo } from './ical-response';
+
+const CALENDAR = {
+  description: 'An iCalendar (RFC 5545) object, CRLF line ends, lines folded at 75 octets.',
+  content: { 'text/calendar': { schema: { type: 'string' } } },
+};
+const NOT_MODIFIED = { status: 304, description: 'The ETag in If-None-Match is current: no body.' };
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  required: false,
+  description: 'ETag(s) of a copy the client holds: 304 while it is current.',
+};
+
+/**
+ * iCalendar feeds (contract §14). Declared in a module registered before the
+ * events module: `/events/{id}.ics` must be matched before `/events/{id}`.
+ */
+@ApiTags('events')
+@Controller()
+export class IcalController {
+  private readonly logger = new Logger('IcalFeed');
+
+  constructor(private readonly ical: IcalService) {}
+
+  @Get('events.ics')
+  @ApiOperation({
+    summary: 'Subscribe to the events of any /events filter as an iCalendar feed (not paged)',
+  })
+  @ApiHeader(IF_NONE_MATCH)
+  @ApiOkResponse(CALENDAR)
+  @ApiResponse(NOT_MODIFIED)
+  async feed(
+    @Query() query: IcalFeedQueryDto,
+    @Ctx() ctx: RequestContext,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const prepared = await this.ical.prepareFeed(query, ctx);
+    if (!sendHeadersOr304(req, res, prepared.etag)) return;
+    // The handler returns now: the body is streamed beyond the request timeout's reach.
+    streamTo(res, this.ical.feed(prepared, ctx), (error) =>
+      this.logger.error(`feed aborted: ${error.message}`, error.stack),
+    );
+  }
+
+  @Get('events/by-slug/:slug.ics')
+  @ApiOperation({ summary: 'Read an event by slug as iCalendar' })
+  @ApiHeader(IF_NONE_MATCH)
+  @ApiOkResponse(CALENDAR)
+  @ApiResponse(NOT_MODIFIED)
+  async bySlug(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Query() query: IcalEventQueryDto,
+    @Ctx() ctx: RequestContext,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    await this.sendEvent({ slug }, query, ctx, req, res);
+  }
+
+  @Get('events/:id.ics')
+  @ApiOperation({ summary: 'Read an event as iCalendar' })
+  @ApiHeader(IF_NONE_MATCH)
+  @ApiOkResponse(CALENDAR)
+  @ApiResponse(NOT_MODIFIED)
+  async byId(
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: IcalEventQueryDto,
+    @Ctx() ctx: RequestContext,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    await this.sendEvent({ id }, query, ctx, req, res);
+  }
+
+  /** A single event is small: its ETag is the hash of its bytes. */
+  private async sendEvent(
+    ref: PostRef,
+    query: IcalEventQueryDto,
+    ctx: RequestContext,
+    req: Request,
+    res: Response,
+  ): Promise<void> {
+    const body = await this.ical.event(ref, query, ctx);
+    if (sendHeadersOr304(req, res, strongTag(body))) res.end(body);
+  }
+}

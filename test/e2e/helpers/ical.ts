@@ -1,0 +1,111 @@
+import type { IncomingMessage } from 'node:http';
+import ICAL from 'ical.js';
+import type { Response } from 'supertest';
+
+/*
+ * Reading the service's iCalendar answers the way a calendar app does: the
+ * raw bytes checked against RFC 5545's line rules, then parsed with ical.js
+ * (which throws on any error), each VEVENT reduced to plain values that a
+ * test compares with the JSON record of the same event.
+ */
+
+/**
+ * supertest parser that keeps a calendar's bytes (folding must be checked on
+ * octets) and parses JSON error bodies.
+ */
+export function rawBody(response: unknown, done: (err: Error | null, body: unknown) => void): void {
+  // supertest hands the node response to a parser (its typings say superagent's Response).
+  const res = response as IncomingMessage;
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  res.on('end', () => {
+    const bytes = Buffer.concat(chunks);
+    const json = res.headers['content-type']?.startsWith('application/json');
+    done(null, json ? JSON.parse(bytes.toString('utf8')) : bytes);
+  });
+}
+
+export interface Calendar {
+  /** The VCALENDAR's own properties, name → value. */
+  props: Record<string, unknown>;
+  /** TZID of every VTIMEZONE, in order, with the names of its sub-components. */
+  zones: Array<{ tzid: string; parts: string[] }>;
+  /** Each VEVENT's properties, name → plain value. */
+  events: Array<Record<string, unknown>>;
+  uids: string[];
+}
+
+/**
+ * Checks the raw lines (CRLF only, at most 75 octets each, each line valid
+ * UTF-8 on its own, so no fold split a character), parses with ical.js and
+ * resolves times with the feed's own VTIMEZONEs.
+ */
+export function readCalendar(res: Response): Calendar {
+  expect(res.headers['content-type']).toBe('text/calendar; charset=utf-8');
+  const bytes = res.body as Buffer;
+  expect(Buffer.isBuffer(bytes)).toBe(true);
+  const text = bytes.toString('utf8');
+  expect(text.endsWith('\r\n')).toBe(true);
+  expect(text.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let start = 0;
+  for (let i = bytes.indexOf('\r\n'); i !== -1; i = bytes.indexOf('\r\n', start)) {
+    const line = bytes.subarray(start, i);
+    expect(line.length).toBeLessThanOrEqual(75);
+    expect(() => decoder.decode(line)).not.toThrow();
+    start = i + 2;
+  }
+  const root = new ICAL.Component(ICAL.parse(text));
+  expect(root.name).toBe('vcalendar');
+  ICAL.TimezoneService.reset();
+  const zones = root.getAllSubcomponents('vtimezone').map((zone) => {
+    ICAL.TimezoneService.register(zone);
+    return {
+      tzid: zone.getFirstPropertyValue('tzid') as string,
+      parts: zone.getAllSubcomponents().map((part) => part.name),
+    };
+  });
+  const props = Object.fromEntries(
+    root.getAllProperties().map((prop) => [prop.name.toUpperCase(), prop.getFirstValue()]),
+  );
+  const events = root.getAllSubcomponents('vevent').map(eventFields);
+  expect(root.getAllSubcomponents().every((c) => ['vtimezone', 'vevent'].includes(c.name))).toBe(
+    true,
+  );
+  return { props, zones, events, uids: events.map((e) => e.UID as string) };
+}
+
+/** A DATE-TIME or DATE as `{tzid?, local, utc}` (wire dates) or `{date}`. */
+function timeValue(prop: ICAL.Property): unknown {
+  const time = prop.getFirstValue() as ICAL.Time;
+  if (time.isDate) return { date: time.toString() };
+  const tzid = prop.getParameter('tzid') as string | undefined;
+  const utc = new Date(time.toUnixTime() * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  return {
+    ...(tzid ? { tzid } : {}),
+    local: time.toString().replace('T', ' ').replace(/Z$/, ''),
+    utc,
+    ...(time.zone === ICAL.Timezone.utcTimezone ? { z: true } : {}),
+  };
+}
+
+const TIMES = new Set(['DTSTART', 'DTEND', 'DTSTAMP', 'CREATED', 'LAST-MODIFIED']);
+
+function eventFields(vevent: ICAL.Component): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const prop of vevent.getAllProperties()) {
+    const name = prop.name.toUpperCase();
+    expect(fields).not.toHaveProperty(name);
+    if (TIMES.has(name)) fields[name] = timeValue(prop);
+    else if (name === 'ORGANIZER')
+      fields[name] = { CN: prop.getParameter('cn'), value: prop.getFirstValue() };
+    else if (name === 'CATEGORIES') fields[name] = prop.getValues();
+    else fields[name] = prop.getFirstValue();
+  }
+  return fields;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` (UTC) as the `{local, utc, z}` of a UTC DATE-TIME. */
+export function utcTime(wire: string) {
+  return { local: wire, utc: wire, z: true };
+}
