@@ -26,6 +26,7 @@ import { OrganizersModule } from './organizers/organizers.module';
 import { EventsModule } from './events/events.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { IcalModule } from './ical/ical.module';
+import { ChangesModule } from './changes/changes.module';
 
 @Module({
   imports: [
@@ -54,6 +55,7 @@ import { IcalModule } from './ical/ical.module';
     IcalModule,
     EventsModule,
     WebhooksModule,
+    ChangesModule,
   ],
   // Every global enhancer, in the order it runs (docs/architecture.md). Registered here, not in
   // main.ts, so e2e tests that import AppModule behave like production.

@@ -1,4 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
+import { backfillChanges } from '../../src/changes/change-backfill';
 import { BulkInserter, Engine } from './bulk-insert';
 import { eventRows } from './generators/events';
 import { organizerRows } from './generators/organizers';
@@ -53,7 +54,9 @@ export async function emptyTables(dataSource: DataSource): Promise<void> {
     }
     if (!mysql) {
       const names = ALL_TABLES.map((t) => `'${t.name}'`).join(', ');
-      await runner.query(`DELETE FROM sqlite_sequence WHERE name IN (${names})`).catch(() => undefined);
+      await runner
+        .query(`DELETE FROM sqlite_sequence WHERE name IN (${names})`)
+        .catch(() => undefined);
     }
     await bumpDataVersion(runner);
   } finally {
@@ -67,8 +70,9 @@ export async function emptyTables(dataSource: DataSource): Promise<void> {
  * Writes the plan's terms, venues, organizers and events (with both
  * translations and their links) into empty tables, on one connection with
  * the checks a bulk load can skip turned off, one transaction per batch.
- * Finally sets the terms' published counts and bumps the data version, so a
- * running service drops its cached totals.
+ * Finally sets the terms' published counts, gives every record its place in
+ * the changes feed and bumps the data version, so a running service drops its
+ * cached totals.
  */
 export async function seedDatabase(
   dataSource: DataSource,
@@ -151,6 +155,8 @@ export async function seedDatabase(
           id,
         ]);
       }
+      // Every seeded record in the changes feed; cursors from before the load expire.
+      await backfillChanges(runner);
       await bumpDataVersion(runner);
     });
   } finally {
@@ -165,7 +171,9 @@ export async function seedDatabase(
     await dataSource.query('PRAGMA wal_checkpoint(TRUNCATE)').catch(() => undefined);
   }
 
-  const counts = Object.fromEntries(ALL_TABLES.map((t) => [t.name, insert.written.get(t.name) ?? 0]));
+  const counts = Object.fromEntries(
+    ALL_TABLES.map((t) => [t.name, insert.written.get(t.name) ?? 0]),
+  );
   return { counts, rows: total(), seconds: elapsed() };
 }
 

@@ -53,6 +53,7 @@ export const appConfig = registerAs('app', () => {
       allowPrivateTargets: env('WEBHOOK_ALLOW_PRIVATE_TARGETS') === 'true',
       worker: (env('WEBHOOKS_WORKER') ?? 'true') === 'true',
     },
+    syncRetentionDays: Number(env('SYNC_RETENTION_DAYS') ?? 30),
     auth: {
       jwtSecret: env('AUTH_JWT_SECRET'),
       jwksUrl: env('AUTH_JWKS_URL'),

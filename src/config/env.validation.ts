@@ -153,6 +153,13 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'WEBHOOKS_WORKER must be true or false' })
   WEBHOOKS_WORKER?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'SYNC_RETENTION_DAYS must be an integer between 1 and 3650' })
+  @Min(1, { message: 'SYNC_RETENTION_DAYS must be an integer between 1 and 3650' })
+  @Max(3650, { message: 'SYNC_RETENTION_DAYS must be an integer between 1 and 3650' })
+  SYNC_RETENTION_DAYS?: number;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { Change } from '../changes/change.entity';
 import { DataVersion } from '../common/cache/data-version.entity';
 import { EventOrganizer } from '../events/entities/event-organizer.entity';
 import { EventTerm } from '../events/entities/event-term.entity';
@@ -29,4 +30,5 @@ export const ENTITIES = [
   WebhookEndpoint,
   WebhookMessage,
   WebhookDelivery,
+  Change,
 ];

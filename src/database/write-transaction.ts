@@ -4,6 +4,29 @@ import { isRetryableConflict, isUniqueViolation } from '../common/errors/databas
 const MAX_ATTEMPTS = 30;
 const sqliteQueues = new WeakMap<DataSource, Promise<unknown>>();
 
+/** Runs at the end of a write transaction, before COMMIT, on its manager. */
+export type BeforeCommit = (manager: EntityManager) => Promise<void>;
+const beforeCommitHooks = new WeakMap<DataSource, BeforeCommit[]>();
+const writeManagers = new WeakSet<EntityManager>();
+
+/**
+ * Registers work that every write transaction of the data source does last
+ * (the change tracking of src/changes), so no write path can forget it.
+ */
+export function onBeforeCommit(dataSource: DataSource, hook: BeforeCommit): () => void {
+  beforeCommitHooks.set(dataSource, [...(beforeCommitHooks.get(dataSource) ?? []), hook]);
+  return () =>
+    beforeCommitHooks.set(
+      dataSource,
+      (beforeCommitHooks.get(dataSource) ?? []).filter((h) => h !== hook),
+    );
+}
+
+/** Whether the manager is the transaction of a running writeTransaction. */
+export function isWriteTransaction(manager: EntityManager): boolean {
+  return writeManagers.has(manager);
+}
+
 /**
  * Every multi-row write runs through here, as one transaction:
  * - retried when a concurrent write took the same unique key first (a slug,
@@ -31,10 +54,29 @@ function runTransaction<R>(
   dataSource: DataSource,
   work: (manager: EntityManager) => Promise<R>,
 ): Promise<R> {
-  if (dataSource.options.type !== 'better-sqlite3') return dataSource.transaction(work);
-  const run = (sqliteQueues.get(dataSource) ?? Promise.resolve())
-    .catch(() => undefined)
-    .then(() => dataSource.transaction(work));
+  const transaction = () =>
+    dataSource.transaction(async (manager) => {
+      writeManagers.add(manager);
+      const result = await work(manager);
+      for (const hook of beforeCommitHooks.get(dataSource) ?? []) await hook(manager);
+      return result;
+    });
+  if (dataSource.options.type !== 'better-sqlite3') return transaction();
+  return enqueue(dataSource, transaction);
+}
+
+/**
+ * A read that must see committed data only. On SQLite, TypeORM shares one
+ * connection, so a read that runs while a write transaction is open would
+ * see its uncommitted rows: this one waits its turn in the write queue.
+ * Elsewhere it runs at once (every pooled connection reads committed data).
+ */
+export function committedRead<R>(dataSource: DataSource, read: () => Promise<R>): Promise<R> {
+  return dataSource.options.type === 'better-sqlite3' ? enqueue(dataSource, read) : read();
+}
+
+function enqueue<R>(dataSource: DataSource, work: () => Promise<R>): Promise<R> {
+  const run = (sqliteQueues.get(dataSource) ?? Promise.resolve()).catch(() => undefined).then(work);
   sqliteQueues.set(dataSource, run);
   return run;
 }

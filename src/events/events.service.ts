@@ -3,6 +3,7 @@ import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
+import { recordChanges } from '../changes/change-tracker';
 import { CountCacheService } from '../common/cache/count-cache.service';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
@@ -143,6 +144,22 @@ export class EventsService {
     return record;
   }
 
+  /**
+   * Events as the changes feed shows them (contract §12): only those the
+   * caller may read by ID (trashed ones count as gone), each as its single
+   * read shows it but without JSON-LD, protected ones blanked as in lists.
+   */
+  async feedRecords(ids: number[], ctx: RequestContext): Promise<Map<number, EventRecord>> {
+    const loaded = await loadEvents(this.dataSource.manager, ids);
+    const readable = [...loaded.values()].filter(
+      (event) => event.status !== 'trash' && AccessPolicy.canSeeItem(ctx.user, event),
+    );
+    const records = await this.records.map(readable, ctx, (event) => ({
+      blanked: this.isLocked(event, ctx, undefined),
+    }));
+    return new Map(records.map((record) => [record.id, record]));
+  }
+
   /** Create: the event, its texts, links and any inline venue, organizers or terms in one transaction. */
   async create(input: CreateEventDto, ctx: RequestContext): Promise<EventRecord> {
     assertCanCreate(ctx.user);
@@ -162,6 +179,7 @@ export class EventsService {
       await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await writeEventLinks(manager, event.id, links, true);
       await adjustTermCounts(manager, [], await countedTermsOf(manager, event.id));
+      recordChanges(manager, [{ kind: 'event', id: event.id, action: 'created' }]);
       return event.id;
     });
     return this.reload(id, ctx);
@@ -195,6 +213,7 @@ export class EventsService {
       await manager.update(Event, event.id, { ...columns, revision: () => 'revision + 1' });
       await writeEventLinks(manager, event.id, links);
       await adjustTermCounts(manager, counted, await countedTermsOf(manager, event.id));
+      recordChanges(manager, [{ kind: 'event', id: event.id, action: 'updated' }]);
     });
     return this.reload(current.id, ctx);
   }
@@ -222,6 +241,9 @@ export class EventsService {
           revision: () => 'revision + 1',
         });
         await adjustTermCounts(manager, counted, []);
+        recordChanges(manager, [
+          { kind: 'event', id: event.id, action: 'deleted', permanent: false },
+        ]);
       });
       return this.reload(event.id, ctx);
     }
@@ -229,8 +251,21 @@ export class EventsService {
     await writeTransaction(this.dataSource, async (manager) => {
       await lockEventRow(manager, event.id);
       const counted = await countedTermsOf(manager, event.id);
+      // Its child events lose their `post_parent`.
+      const children = await manager.find(Event, {
+        where: { parentId: event.id },
+        select: { id: true },
+      });
       await deleteEvent(manager, event.id);
       await adjustTermCounts(manager, counted, []);
+      recordChanges(manager, [
+        ...children.map((child) => ({
+          kind: 'event' as const,
+          id: child.id,
+          action: 'updated' as const,
+        })),
+        { kind: 'event', id: event.id, action: 'deleted', permanent: true },
+      ]);
     });
     return record;
   }

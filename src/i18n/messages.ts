@@ -103,6 +103,10 @@ export const ERROR_MESSAGES: Catalogue<ErrorKey> = {
     en: 'A term with the name provided already exists with this parent.',
     nl: 'Er bestaat al een term met deze naam onder dezelfde bovenliggende term.',
   },
+  rest_sync_cursor_expired: {
+    en: 'The changes cursor is older than the retention of the feed; sync again without since.',
+    nl: 'De cursor van de wijzigingen is ouder dan de bewaartermijn van de feed; synchroniseer opnieuw zonder since.',
+  },
   rest_payload_too_large: {
     en: 'The request body is larger than the limit of {limit}.',
     nl: 'De body van het verzoek is groter dan de limiet van {limit}.',
@@ -208,6 +212,10 @@ export const REASON_MESSAGES = {
   feedWindow: {
     en: '{name}: an iCalendar feed covers at most 10 years; send start_date and end_date at most 10 years apart.',
     nl: '{name}: een iCalendar-feed beslaat hoogstens 10 jaar; stuur start_date en end_date hoogstens 10 jaar uit elkaar.',
+  },
+  notOurCursor: {
+    en: '{name} is not a cursor of this changes feed.',
+    nl: '{name} is geen cursor van deze wijzigingenfeed.',
   },
   ownParent: {
     en: '{name} cannot be the event itself.',

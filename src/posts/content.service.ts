@@ -7,6 +7,8 @@ import type { RequestContext } from '../common/http/request-context';
 import { ListPage } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
 import type { appConfig } from '../config/app.config';
+import { recordChanges } from '../changes/change-tracker';
+import { linkedEventChanges, visibilityMoves } from '../changes/linked-records';
 import { writeTransaction } from '../database/write-transaction';
 import type { ContentEntity, ContentKind, ContentTranslation, ContentWrite } from './content-kind';
 import { findContentPage } from './content-list';
@@ -89,6 +91,11 @@ export abstract class ContentService<
       const item = await findPostOrFail(manager, this.kind, { id: current.id }, ctx.language);
       await writePostTexts(manager, this.kind, item, write.texts, ctx.language);
       await manager.update(this.kind.entity, item.id, columns);
+      const kind = this.kind.titleWire;
+      recordChanges(manager, [{ kind, id: item.id, action: 'updated' }]);
+      // Events embed the record only for callers who may see it: announce them when that moves.
+      if (visibilityMoves(item, columns as { status?: string; authorId?: number }))
+        recordChanges(manager, await linkedEventChanges(manager, kind, item.id, { via: true }));
     });
     return this.reload(current.id, ctx);
   }
@@ -106,6 +113,10 @@ export abstract class ContentService<
     if (!force && item.status === 'trash') throw new ApiError(kind.errors.inTrash);
     const now = nowEpoch();
     await writeTransaction(this.dataSource, async (manager) => {
+      recordChanges(manager, [
+        ...(await linkedEventChanges(manager, kind.titleWire, item.id)),
+        { kind: kind.titleWire, id: item.id, action: 'deleted', permanent: Boolean(force) },
+      ]);
       await kind.unlinkEvents(manager, item.id);
       if (force) {
         await manager.delete(kind.translation, { [kind.ownerKey]: item.id });
@@ -169,6 +180,7 @@ export abstract class ContentService<
     );
     item.translations = [];
     await writePostTexts(manager, this.kind, item, write.texts, ctx.language);
+    recordChanges(manager, [{ kind: this.kind.titleWire, id: item.id, action: 'created' }]);
     return item.id;
   }
 

@@ -1,4 +1,6 @@
-import { EntityManager } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
+import { termKind } from '../changes/change-kinds';
+import { recordChanges } from '../changes/change-tracker';
 import { EventTerm } from '../events/entities/event-term.entity';
 import { Event } from '../events/entities/event.entity';
 import { Term } from './entities/term.entity';
@@ -54,7 +56,10 @@ export async function lockTermsForCount(manager: EntityManager, termIds: number[
     .getRawMany();
 }
 
-/** Applies an event write's effect on term counts: `before` and `after` from countedTermsOf. */
+/**
+ * Applies an event write's effect on term counts (`before` and `after` from
+ * countedTermsOf) and records the terms whose count moved as changed.
+ */
 export async function adjustTermCounts(
   manager: EntityManager,
   before: number[],
@@ -66,6 +71,18 @@ export async function adjustTermCounts(
   const byChange = new Map<number, number[]>();
   for (const [id, change] of delta)
     if (change !== 0) byChange.set(change, [...(byChange.get(change) ?? []), id]);
+  const moved = [...byChange.values()].flat();
+  if (moved.length > 0) {
+    const terms = await manager.find(Term, {
+      where: { id: In(moved) },
+      select: { id: true, taxonomy: true },
+      order: { id: 'ASC' },
+    });
+    recordChanges(
+      manager,
+      terms.map((term) => ({ kind: termKind(term.taxonomy), id: term.id, action: 'updated' })),
+    );
+  }
   for (const [change, ids] of byChange) {
     await manager
       .createQueryBuilder()

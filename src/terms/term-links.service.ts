@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
+import { termKind } from '../changes/change-kinds';
+import { recordChanges } from '../changes/change-tracker';
 import { ApiError } from '../common/errors/api-error';
 import { isUniqueViolation } from '../common/errors/database-errors';
 import type { RequestContext } from '../common/http/request-context';
@@ -138,6 +140,7 @@ export class TermLinksService {
       try {
         const id = await insertTerm(manager, info, { language: ctx.language, name, parentId: 0 });
         if (runner) await runner.query(`RELEASE SAVEPOINT ${savepoint}`);
+        recordChanges(manager, [{ kind: termKind(info.taxonomy), id, action: 'created' }]);
         return id;
       } catch (error) {
         // A deadlock rolls the whole transaction (savepoints included) back: then rethrow

@@ -6,6 +6,9 @@ import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { ListPage, pageWindow } from '../common/pagination/list-page';
 import { appConfig } from '../config/app.config';
+import { termKind } from '../changes/change-kinds';
+import { recordChanges } from '../changes/change-tracker';
+import { linkedEventChanges } from '../changes/linked-records';
 import { writeTransaction } from '../database/write-transaction';
 import { Event } from '../events/entities/event.entity';
 import { EventTerm } from '../events/entities/event-term.entity';
@@ -87,13 +90,15 @@ export class TermsService {
     const name = (input.name as string).trim();
     const id = await writeTransaction(this.dataSource, async (manager) => {
       await assertNameFree(manager, info, ctx.language, parentId, name, undefined);
-      return insertTerm(manager, info, {
+      const created = await insertTerm(manager, info, {
         language: ctx.language,
         name,
         parentId,
         description: input.description,
         slug: input.slug,
       });
+      recordChanges(manager, [{ kind: termKind(info.taxonomy), id: created, action: 'created' }]);
+      return created;
     });
     return this.map(info, await this.findOrFail(info, id), ctx, false);
   }
@@ -154,6 +159,7 @@ export class TermsService {
       for (const t of term.translations) t.parentId = parentId;
       await manager.save(Term, term);
       await manager.save(TermTranslation, term.translations);
+      recordChanges(manager, [{ kind: termKind(info.taxonomy), id, action: 'updated' }]);
     });
     return this.map(info, await this.findOrFail(info, id), ctx, false);
   }
@@ -170,6 +176,16 @@ export class TermsService {
       });
       for (const child of children)
         await assertNameFree(manager, info, child.language, 0, child.name, child.termId);
+      const kind = termKind(info.taxonomy);
+      recordChanges(manager, [
+        ...[...new Set(children.map((child) => child.termId))].map((childId) => ({
+          kind,
+          id: childId,
+          action: 'updated' as const,
+        })),
+        ...(await linkedEventChanges(manager, kind, id)),
+        { kind, id, action: 'deleted', permanent: true },
+      ]);
       await manager.update(Term, { parentId: id, taxonomy: info.taxonomy }, { parentId: 0 });
       await manager.update(
         TermTranslation,

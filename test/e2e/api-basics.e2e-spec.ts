@@ -41,6 +41,7 @@ describe('API basics', () => {
           '/events.ics',
           '/events/{id}.ics',
           '/events/by-slug/{slug}.ics',
+          '/changes',
         ]
           .map((path) => `/calendar/events/v1${path}`)
           .sort(),

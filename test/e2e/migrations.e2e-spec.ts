@@ -16,8 +16,10 @@ import { MIGRATIONS } from '../../src/database/migrations';
 
 const engine = process.env.TEST_ENGINE === 'mysql' ? 'mysql' : 'sqlite';
 
-/** Every table the migrations create (initial schema and data_version). */
+/** Every table the migrations create (initial schema, data_version, the changes feed). */
 const TABLES = [
+  'change_state',
+  'changes',
   'data_version',
   'event_organizers',
   'event_terms',
@@ -36,6 +38,11 @@ const TABLES = [
 
 /** Indexes lists and lookups depend on: table → [index, columns, unique]. */
 const KEY_INDEXES: Record<string, [string, string[], boolean][]> = {
+  changes: [
+    ['idx_changes_seq', ['seq'], true],
+    ['idx_changes_kind_seq', ['kind', 'seq'], false],
+    ['idx_changes_tombstones', ['deleted', 'seq'], false],
+  ],
   events: [
     [
       'idx_events_listing',
@@ -249,5 +256,40 @@ describe(`migrations up, down and up again (${engine})`, () => {
     await expectFullSchema();
     // And nothing is pending afterwards.
     expect(await dataSource.showMigrations()).toBe(false);
+  });
+
+  it('gives the records that exist when the changes migration runs their place in the feed', async () => {
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await projectTables()).not.toContain('changes');
+    await dataSource.query(
+      "INSERT INTO venues (id, author_id, status, published_at, modified_at) VALUES (4, 1, 'publish', 100, 200), (9, 1, 'draft', 100, 300)",
+    );
+    await dataSource.query(
+      "INSERT INTO terms (id, taxonomy, parent_id, created_at) VALUES (2, 'post_tag', 0, 50), (3, 'tribe_events_cat', 0, 60)",
+    );
+    await dataSource.runMigrations({ transaction: 'each' });
+    const rows = (await dataSource.query(
+      'SELECT kind, record_id, seq, deleted, changed_at FROM changes ORDER BY seq',
+    )) as Array<Record<string, string | number>>;
+    // Sequence numbers start after 1 (the watermark: nothing before the migration can be resumed).
+    expect(
+      rows.map((r) => [
+        r.kind,
+        Number(r.record_id),
+        Number(r.seq),
+        Number(r.deleted),
+        Number(r.changed_at),
+      ]),
+    ).toEqual([
+      ['venue', 4, 5, 0, 200],
+      ['venue', 9, 10, 0, 300],
+      ['tag', 2, 12, 0, 50],
+      ['category', 3, 13, 0, 60],
+    ]);
+    const [state] = (await dataSource.query(
+      'SELECT seq, purged_seq, cursor_key FROM change_state WHERE id = 1',
+    )) as Array<Record<string, string | number>>;
+    expect([Number(state.seq), Number(state.purged_seq)]).toEqual([13, 1]);
+    expect(state.cursor_key).toMatch(/^[0-9a-f]{64}$/);
   });
 });

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../src/database/write-transaction';
 import { OrganizersService } from '../../src/organizers/organizers.service';
 import {
   apiUrl,
@@ -461,8 +462,9 @@ describe('organizers', () => {
     beforeAll(() => {
       organizers = t.app.get(OrganizersService);
     });
+    // In a write transaction, as the events module calls it (it records what it creates).
     const resolve = (input: unknown, user: UserName = 'author') =>
-      t.dataSource.transaction((manager) =>
+      writeTransaction(t.dataSource, (manager) =>
         organizers.resolveForEvent(manager, input, contextFor(user)),
       );
 

@@ -53,6 +53,31 @@ describe('seed data generator', () => {
     expect(result.rows).toBe(Object.values(result.counts).reduce((a, b) => a + b, 0));
   });
 
+  it('gives every seeded record its place in the changes feed', async () => {
+    const kinds = await query<{ kind: string; n: number | string }>(
+      'SELECT kind, COUNT(*) AS n FROM changes WHERE deleted = 0 GROUP BY kind ORDER BY kind',
+    );
+    expect(kinds.map((row) => [row.kind, Number(row.n)])).toEqual([
+      ['category', 5],
+      ['event', 200],
+      ['organizer', 20],
+      ['tag', 10],
+      ['venue', 20],
+    ]);
+    const page = await t
+      .http()
+      .get(`${API}/changes`)
+      .query({ kinds: 'venues', per_page: 1000 })
+      .expect(200);
+    const published = await query<{ id: number | string }>(
+      "SELECT id FROM venues WHERE status = 'publish' ORDER BY id",
+    );
+    expect(page.body.changes.map((c: { id: number }) => c.id)).toEqual(
+      published.map((row) => Number(row.id)),
+    );
+    expect(published.length).toBeGreaterThan(10);
+  });
+
   it('gives every record a Dutch and an English translation with its own texts', async () => {
     for (const [table, owner, perLanguage] of [
       ['event_translations', 'event_id', 200],
@@ -185,7 +210,9 @@ describe('seed data generator', () => {
     );
     expect(rows).toHaveLength(15);
     for (const row of rows) expect(Number(row.stored)).toBe(Number(row.counted));
-    expect(await count("SELECT COUNT(*) FROM events WHERE status = 'publish'")).toBeGreaterThan(160);
+    expect(await count("SELECT COUNT(*) FROM events WHERE status = 'publish'")).toBeGreaterThan(
+      160,
+    );
   });
 
   it('is deterministic: the same seed gives the same rows, another seed others', async () => {
@@ -238,7 +265,10 @@ describe('seed data generator', () => {
     await emptyTables(t.dataSource);
     expect(await nonEmptyTables(t.dataSource)).toEqual([]);
     // IDs start again at 1 and a second load succeeds.
-    await seedDatabase(t.dataSource, makePlan({ events: 3, venues: 1, organizers: 1, categories: 2, tags: 3 }));
+    await seedDatabase(
+      t.dataSource,
+      makePlan({ events: 3, venues: 1, organizers: 1, categories: 2, tags: 3 }),
+    );
     expect(await count('SELECT MIN(id) FROM events')).toBe(1);
     expect(await count('SELECT COUNT(*) FROM event_translations')).toBe(6);
   });

@@ -1,3 +1,4 @@
+import { writeTransaction } from '../../src/database/write-transaction';
 import { VenuesService } from '../../src/venues/venues.service';
 import {
   apiUrl,
@@ -854,8 +855,9 @@ describe('venues', () => {
     beforeAll(() => {
       venues = t.app.get(VenuesService);
     });
+    // In a write transaction, as the events module calls it (it records what it creates).
     const resolve = (input: unknown, user: UserName = 'author') =>
-      t.dataSource.transaction((manager) =>
+      writeTransaction(t.dataSource, (manager) =>
         venues.resolveForEvent(manager, input, contextFor(user)),
       );
 

@@ -37,9 +37,18 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
-/** Deadlocks and lock timeouts that MySQL asks the client to retry. */
+/**
+ * Deadlocks and lock timeouts that MySQL asks the client to retry, and a link
+ * to a row a concurrent write deleted after this one looked it up (the retry
+ * looks it up again: a term named by name is made anew, an ID is then 400).
+ */
 export function isRetryableConflict(error: unknown): boolean {
   const driverError = (error as { driverError?: unknown } | null)?.driverError ?? error;
   const code = codeOf(driverError);
-  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
+  return (
+    code === 'ER_LOCK_DEADLOCK' ||
+    code === 'ER_LOCK_WAIT_TIMEOUT' ||
+    code === 'ER_NO_REFERENCED_ROW_2' ||
+    code === 'SQLITE_BUSY'
+  );
 }

@@ -4,6 +4,7 @@ import { DataVersion1764547200000 } from './1764547200000-data-version';
 import { TermPublishedCount1764633600000 } from './1764633600000-term-published-count';
 import { Webhooks1764723600000 } from './1764723600000-webhooks';
 import { EventRevision1764810000000 } from './1764810000000-event-revision';
+import { Changes1764813600000 } from './1764813600000-changes';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   TermPublishedCount1764633600000,
   Webhooks1764723600000,
   EventRevision1764810000000,
+  Changes1764813600000,
 ];

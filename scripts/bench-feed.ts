@@ -1,0 +1,306 @@
+/**
+ * Benchmark of the changes feed (issue 13, contract §12) on a seeded
+ * MySQL/MariaDB database:
+ *
+ *   npm run bench:feed -- [--database-url mysql://…] [--polls 300] [--rounds 10]
+ *                         [--create-seconds 10] [--base-ref <git ref>] [--no-pin]
+ *
+ * 1. full sync: an anonymous client follows the feed from the beginning with
+ *    per_page=1000 (records/s);
+ * 2. an unchanged poll with the last cursor (p50/p99; with If-None-Match too
+ *    when the answer carries an ETag);
+ * 3. an incremental poll after 100 event updates (p50 over --rounds);
+ * 4. create throughput (the bench's create set, 1 and 10 connections) of this
+ *    build against the build of --base-ref without the change tracking
+ *    (default: the parent of the commit that added it), alternating.
+ *
+ * Seed first, e.g. `npm run seed -- --events 100000 --venues 1000 --organizers 1000`.
+ * Events it creates or renames are the bench's own (author BENCH_AUTHOR_ID)
+ * or get their title back; created ones are removed at the end.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { RowDataPacket } from 'mysql2/promise';
+import { editorToken } from './bench';
+import { aggregate, percentile, RunResult, runLoad } from './bench/load';
+import {
+  hasTaskset,
+  pinSelf,
+  Server,
+  serviceReady,
+  startServer,
+  stopAll,
+  stopServer,
+} from './bench/processes';
+import { API, cleanupCreated, discoverBenchData, requestSets } from './bench/request-sets';
+import { ensureBuilt, freePort } from './shared/process-tools';
+
+const ROOT = resolve(__dirname, '..');
+const SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
+/** The commit whose parent has no change tracking. */
+const TRACKING_COMMIT_SUBJECT = 'feat(changes): change tracking in every write transaction';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'database-url': { type: 'string' },
+      polls: { type: 'string', default: '300' },
+      rounds: { type: 'string', default: '10' },
+      'create-seconds': { type: 'string', default: '10' },
+      'base-ref': { type: 'string' },
+      'no-pin': { type: 'boolean', default: false },
+    },
+  });
+  const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL ?? '';
+  if (!databaseUrl.startsWith('mysql://'))
+    throw new Error('set DATABASE_URL (or --database-url) to a seeded MySQL database');
+  const pin = !values['no-pin'] && hasTaskset();
+  if (pin) pinSelf(1);
+  const logDir = mkdtempSync(join(tmpdir(), 'bench-feed-'));
+  const { createConnection } = await import('mysql2/promise');
+  const db = await createConnection({ uri: databaseUrl });
+  const token = await editorToken(SECRET);
+
+  const entry = ensureBuilt(ROOT, log);
+  const service = await start('service', entry, databaseUrl, logDir, pin);
+  const report: string[] = [];
+  // The create set of `npm run bench` (its data is found with the service's help).
+  const data = await discoverBenchData(db, { siteZone: 'UTC', servicePort: service.port });
+  const create = requestSets(data, randomBytes(3).toString('hex')).find(
+    (set) => set.key === 'create',
+  );
+  if (!create) throw new Error('no create set');
+  try {
+    const [[{ n: events }]] = await db.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM events');
+    report.push(
+      `data: ${Number(events).toLocaleString('en')} events (${new URL(databaseUrl).pathname.slice(1)})`,
+    );
+
+    // 1. Full sync.
+    const sync = await fullSync(service.port);
+    report.push(
+      `full sync (anonymous, per_page=1000): ${sync.records.toLocaleString('en')} records in ${sync.pages} answers, ` +
+        `${sync.seconds.toFixed(1)} s = ${Math.round(sync.records / sync.seconds).toLocaleString('en')} records/s`,
+    );
+
+    // 2. Unchanged polls.
+    const polls = Number(values.polls);
+    const plain = await timed(polls, () =>
+      get(service.port, `${API}/changes?since=${sync.cursor}`),
+    );
+    report.push(
+      `unchanged poll (empty page): p50 ${plain.p50.toFixed(2)} ms, p99 ${plain.p99.toFixed(2)} ms (${polls} polls)`,
+    );
+    const etag = (await get(service.port, `${API}/changes?since=${sync.cursor}`)).etag;
+    if (etag) {
+      const conditional = await timed(polls, () =>
+        get(service.port, `${API}/changes?since=${sync.cursor}`, { 'if-none-match': etag }),
+      );
+      report.push(
+        `unchanged poll with If-None-Match (304): p50 ${conditional.p50.toFixed(2)} ms, p99 ${conditional.p99.toFixed(2)} ms`,
+      );
+    }
+
+    // 3. Incremental polls after 100 changes.
+    const [targets] = await db.query<RowDataPacket[]>(
+      "SELECT e.id, t.title FROM events e JOIN event_translations t ON t.event_id = e.id AND t.language = 'nl' WHERE e.status = 'publish' ORDER BY e.id LIMIT 100",
+    );
+    let cursor = sync.cursor;
+    const incremental: number[] = [];
+    for (let round = 0; round < Number(values.rounds); round++) {
+      for (const target of targets) {
+        await post(
+          service.port,
+          `${API}/events/${target.id}`,
+          { title: `${target.title} (${round})` },
+          token,
+        );
+      }
+      const started = process.hrtime.bigint();
+      const page = await get(service.port, `${API}/changes?per_page=1000&since=${cursor}`);
+      incremental.push(Number(process.hrtime.bigint() - started) / 1e6);
+      const body = page.body as { changes: unknown[]; next_cursor: string; has_more: boolean };
+      if (body.changes.length !== 100 || body.has_more)
+        throw new Error(`expected 100 changes, got ${body.changes.length}`);
+      cursor = body.next_cursor;
+    }
+    for (const target of targets)
+      await post(service.port, `${API}/events/${target.id}`, { title: target.title }, token);
+    const sorted = Float64Array.from(incremental).sort();
+    report.push(
+      `incremental poll after 100 changes: p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${percentile(sorted, 99).toFixed(2)} ms (${incremental.length} rounds)`,
+    );
+  } finally {
+    await stopServer(service);
+  }
+
+  // 4. Create throughput with and without the change tracking.
+  const base = buildBase(values['base-ref'], logDir);
+  report.push(
+    `create throughput: this build vs ${base.label} (no change tracking), ${values['create-seconds']} s per run`,
+  );
+  const counter = { n: 0 };
+  for (const connections of [1, 10]) {
+    const runs: Record<'tracking' | 'base', RunResult[]> = { tracking: [], base: [] };
+    for (const order of [
+      ['base', 'tracking'],
+      ['tracking', 'base'],
+      ['base', 'tracking'],
+    ] as const) {
+      for (const name of order) {
+        const server = await start(
+          name,
+          name === 'base' ? base.entry : entry,
+          databaseUrl,
+          logDir,
+          pin,
+          name === 'base',
+        );
+        try {
+          runs[name].push(
+            await runLoad({
+              port: server.port,
+              pid: server.pid,
+              set: create,
+              connections,
+              seconds: Number(values['create-seconds']),
+              token,
+              tag: name === 'base' ? 'b' : 't',
+              counter,
+            }),
+          );
+        } finally {
+          await stopServer(server);
+        }
+      }
+    }
+    const [tracking, without] = [aggregate(runs.tracking), aggregate(runs.base)];
+    if (tracking.non2xx + tracking.errors + without.non2xx + without.errors > 0)
+      throw new Error('a create failed');
+    report.push(
+      `  ${connections} conn: with tracking ${tracking.rps.toFixed(1)} req/s (p50 ${tracking.p50.toFixed(1)} ms), ` +
+        `without ${without.rps.toFixed(1)} req/s (p50 ${without.p50.toFixed(1)} ms): ${((tracking.rps / without.rps - 1) * 100).toFixed(1)} %`,
+    );
+  }
+  log(`removed ${await cleanupCreated(db)} bench events`);
+  execFileSync('git', ['worktree', 'remove', '--force', base.dir], { cwd: ROOT });
+  await db.end();
+  process.stdout.write(`${report.join('\n')}\n`);
+}
+
+async function start(
+  name: string,
+  entry: string,
+  databaseUrl: string,
+  logDir: string,
+  pin: boolean,
+  noMigrations = false,
+): Promise<Server> {
+  const port = await freePort();
+  return startServer({
+    name,
+    port,
+    args: [entry],
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      AUTH_JWT_SECRET: SECRET,
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      ...(noMigrations ? { DB_MIGRATIONS_RUN: 'false' } : {}),
+    },
+    core: pin ? 0 : undefined,
+    logFile: join(logDir, `${name}.log`),
+    ready: serviceReady,
+  });
+}
+
+/** A build of the code before the change tracking, in a temporary worktree. */
+function buildBase(
+  ref: string | undefined,
+  logDir: string,
+): { entry: string; label: string; dir: string } {
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+  const commit =
+    ref ?? `${git('log', '--format=%H', '-1', '-F', `--grep=${TRACKING_COMMIT_SUBJECT}`)}^`;
+  const dir = join(logDir, 'base');
+  git('worktree', 'add', '--detach', dir, commit);
+  if (!existsSync(join(dir, 'node_modules')))
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  log(`building ${commit} in ${dir}`);
+  execFileSync('npx', ['nest', 'build'], { cwd: dir, stdio: ['ignore', 2, 2] });
+  return { entry: join(dir, 'dist/main.js'), label: git('rev-parse', '--short', commit), dir };
+}
+
+async function fullSync(
+  port: number,
+): Promise<{ records: number; pages: number; seconds: number; cursor: string }> {
+  let cursor: string | undefined;
+  let records = 0;
+  let pages = 0;
+  const started = process.hrtime.bigint();
+  for (;;) {
+    const { body } = await get(
+      port,
+      `${API}/changes?per_page=1000${cursor ? `&since=${cursor}` : ''}`,
+    );
+    const page = body as { changes: unknown[]; next_cursor: string; has_more: boolean };
+    records += page.changes.length;
+    pages += 1;
+    cursor = page.next_cursor;
+    if (!page.has_more) break;
+  }
+  return { records, pages, seconds: Number(process.hrtime.bigint() - started) / 1e9, cursor };
+}
+
+async function timed(
+  n: number,
+  request: () => Promise<unknown>,
+): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < 20; i++) await request();
+  const samples = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const started = process.hrtime.bigint();
+    await request();
+    samples[i] = Number(process.hrtime.bigint() - started) / 1e6;
+  }
+  samples.sort();
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+}
+
+async function get(port: number, path: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
+  if (response.status !== 200 && response.status !== 304)
+    throw new Error(`GET ${path}: ${response.status}`);
+  const text = await response.text();
+  return {
+    status: response.status,
+    etag: response.headers.get('etag'),
+    body: text ? (JSON.parse(text) as unknown) : undefined,
+  };
+}
+
+async function post(port: number, path: string, body: object, token: string): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+}
+
+main()
+  .catch((error: Error) => {
+    process.stderr.write(`${error.stack ?? error.message}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => void stopAll());

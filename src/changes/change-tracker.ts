@@ -1,0 +1,150 @@
+import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { nowEpoch } from '../common/time/dates';
+import { isWriteTransaction, onBeforeCommit } from '../database/write-transaction';
+import type { ChangeKind } from './change-kinds';
+
+/** One record a write created, changed or deleted (contract §12, §15). */
+export interface TrackedChange {
+  kind: ChangeKind;
+  id: number;
+  action: 'created' | 'updated' | 'deleted';
+  /** On `deleted`: deleted for good (true) or trashed (false). */
+  permanent?: boolean;
+  /**
+   * Set when the record is announced only because a record it embeds changed
+   * who may see it (a venue published or unpublished): its own row did not change.
+   */
+  via?: { kind: ChangeKind; id: number };
+}
+
+/**
+ * Subscribers to every write (the webhooks outbox): called once per write
+ * transaction with its changes, inside that transaction, before it commits.
+ * Whatever the listener writes commits or rolls back with the write; an
+ * error rolls the write back.
+ */
+export interface ChangeListener {
+  onChanges(manager: EntityManager, changes: readonly TrackedChange[]): Promise<void>;
+}
+
+const pending = new WeakMap<EntityManager, TrackedChange[]>();
+
+/**
+ * Records changes of the write transaction `manager` belongs to; they are
+ * stored (and passed to the listeners) when its work is done, just before
+ * COMMIT. Call it for every record whose visible fields the write moved,
+ * including linked ones (a term whose count moved, an inline venue).
+ */
+export function recordChanges(manager: EntityManager, changes: readonly TrackedChange[]): void {
+  if (!isWriteTransaction(manager)) {
+    throw new Error('recordChanges needs the manager of a running writeTransaction');
+  }
+  pending.set(manager, [...(pending.get(manager) ?? []), ...changes]);
+}
+
+/**
+ * One entry per record, in the order first recorded: `created` stays created
+ * unless deleted; `deleted` wins (permanent if any was); a direct change wins over `via`.
+ */
+export function mergeChanges(changes: readonly TrackedChange[]): TrackedChange[] {
+  const merged = new Map<string, TrackedChange>();
+  for (const change of changes) {
+    const key = `${change.kind}:${change.id}`;
+    const seen = merged.get(key);
+    if (!seen) {
+      merged.set(key, { ...change });
+      continue;
+    }
+    if (change.action === 'deleted') {
+      seen.action = 'deleted';
+      seen.permanent = Boolean(seen.permanent || change.permanent);
+    } else if (seen.action === 'updated' && change.action === 'created') {
+      seen.action = 'created';
+    }
+    if (!change.via) delete seen.via;
+  }
+  return [...merged.values()];
+}
+
+/** Rows per upsert statement. */
+const CHUNK = 500;
+
+/**
+ * The change tracking inside every write transaction (contract §12). At the
+ * end of the transaction it runs the listeners, then, as its LAST
+ * statements, takes a block of sequence numbers from the single
+ * `change_state` row and upserts one `changes` row per record. The row lock
+ * of that UPDATE is held until COMMIT, so a transaction that takes numbers
+ * after another waits for its commit: sequence order is commit order, and a
+ * reader never sees a number while a smaller one is still uncommitted.
+ * Only this tail of each write is serialised.
+ */
+@Injectable()
+export class ChangeTracker implements OnModuleInit, OnModuleDestroy {
+  private readonly listeners: ChangeListener[] = [];
+  private unregister?: () => void;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  onModuleInit(): void {
+    this.unregister = onBeforeCommit(this.dataSource, (manager) => this.flush(manager));
+  }
+
+  onModuleDestroy(): void {
+    this.unregister?.();
+  }
+
+  subscribe(listener: ChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  private async flush(manager: EntityManager): Promise<void> {
+    const changes = mergeChanges(pending.get(manager) ?? []);
+    pending.delete(manager);
+    if (changes.length === 0) return;
+    for (const listener of this.listeners) await listener.onChanges(manager, changes);
+    const last = await allocateSequence(manager, changes.length);
+    const first = last - changes.length + 1;
+    const now = nowEpoch();
+    const rows = changes.map((change, i) => [
+      change.kind,
+      change.id,
+      first + i,
+      change.action === 'deleted' && change.permanent ? 1 : 0,
+      now,
+    ]);
+    for (let i = 0; i < rows.length; i += CHUNK)
+      await upsertRows(manager, rows.slice(i, i + CHUNK));
+  }
+}
+
+/** Takes `count` sequence numbers; returns the last. The row stays locked until COMMIT. */
+async function allocateSequence(manager: EntityManager, count: number): Promise<number> {
+  if (manager.connection.options.type === 'mysql') {
+    // LAST_INSERT_ID(expr) hands the new value back in the same round trip (the OK packet's insertId).
+    const result = (await manager.query(
+      'UPDATE change_state SET seq = LAST_INSERT_ID(seq + ?) WHERE id = 1',
+      [count],
+    )) as { insertId: number | string };
+    return Number(result.insertId);
+  }
+  const [row] = (await manager.query(
+    'UPDATE change_state SET seq = seq + ? WHERE id = 1 RETURNING seq',
+    [count],
+  )) as Array<{ seq: number | string }>;
+  return Number(row.seq);
+}
+
+async function upsertRows(manager: EntityManager, rows: Array<Array<string | number>>) {
+  const values = rows.map(() => '(?, ?, ?, ?, ?)').join(', ');
+  const conflict =
+    manager.connection.options.type === 'mysql'
+      ? 'ON DUPLICATE KEY UPDATE seq = VALUES(seq), deleted = VALUES(deleted), changed_at = VALUES(changed_at)'
+      : 'ON CONFLICT (kind, record_id) DO UPDATE SET seq = excluded.seq, deleted = excluded.deleted, changed_at = excluded.changed_at';
+  await manager.query(
+    `INSERT INTO changes (kind, record_id, seq, deleted, changed_at) VALUES ${values} ${conflict}`,
+    rows.flat(),
+  );
+}

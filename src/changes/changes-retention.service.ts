@@ -1,0 +1,79 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { nowEpoch } from '../common/time/dates';
+import { appConfig } from '../config/app.config';
+import { writeTransaction } from '../database/write-transaction';
+
+const HOUR_MS = 3_600_000;
+const BATCH = 500;
+
+/**
+ * Forgets deletions older than SYNC_RETENTION_DAYS (contract §12), hourly on
+ * every instance. Safe with several instances: each batch raises the
+ * watermark (never lowers it) and deletes its tombstones in one transaction,
+ * so a reader sees both or neither, and deleting a row twice is harmless.
+ */
+@Injectable()
+export class ChangesRetention implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('ChangesRetention');
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const run = () => {
+      this.purgeExpired().catch((error: Error) =>
+        this.logger.warn(`could not purge old deletions: ${error.message}`),
+      );
+    };
+    this.timers = [setTimeout(run, 60_000), setInterval(run, HOUR_MS)];
+    for (const timer of this.timers) timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+  }
+
+  /**
+   * Purges tombstones older than the retention, oldest first, and stops at the
+   * first younger one; returns how many. A cursor before the last purged
+   * tombstone is then answered 410.
+   */
+  async purgeExpired(now = nowEpoch()): Promise<number> {
+    const cutoff = now - this.config.syncRetentionDays * 86_400;
+    let purged = 0;
+    for (;;) {
+      const rows = (await this.dataSource.query(
+        'SELECT seq, changed_at FROM changes WHERE deleted = 1 ORDER BY seq LIMIT ?',
+        [BATCH],
+      )) as Array<{ seq: number | string; changed_at: number | string }>;
+      const young = rows.findIndex((row) => Number(row.changed_at) >= cutoff);
+      const expired = (young === -1 ? rows : rows.slice(0, young)).map((row) => Number(row.seq));
+      if (expired.length === 0) return purged;
+      const top = expired[expired.length - 1];
+      await writeTransaction(this.dataSource, async (manager) => {
+        await manager.query(
+          'UPDATE change_state SET purged_seq = CASE WHEN purged_seq < ? THEN ? ELSE purged_seq END WHERE id = 1',
+          [top, top],
+        );
+        await manager.query(
+          `DELETE FROM changes WHERE deleted = 1 AND seq IN (${expired.map(() => '?').join(', ')})`,
+          expired,
+        );
+      });
+      purged += expired.length;
+      if (young !== -1 || rows.length < BATCH) return purged;
+    }
+  }
+}

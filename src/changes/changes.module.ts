@@ -1,0 +1,22 @@
+import { Global, Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { OrganizersModule } from '../organizers/organizers.module';
+import { TermsModule } from '../terms/terms.module';
+import { VenuesModule } from '../venues/venues.module';
+import { ChangeTracker } from './change-tracker';
+import { ChangesRetention } from './changes-retention.service';
+import { ChangesController } from './changes.controller';
+import { ChangesService } from './changes.service';
+
+/**
+ * Change tracking inside every write transaction and the changes feed
+ * (contract §12). Global: other modules subscribe to ChangeTracker.
+ */
+@Global()
+@Module({
+  imports: [EventsModule, VenuesModule, OrganizersModule, TermsModule],
+  controllers: [ChangesController],
+  providers: [ChangeTracker, ChangesService, ChangesRetention],
+  exports: [ChangeTracker],
+})
+export class ChangesModule {}

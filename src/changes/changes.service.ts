@@ -1,0 +1,190 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AccessPolicy, PostStatus } from '../auth/policy';
+import { ApiError } from '../common/errors/api-error';
+import type { RequestContext } from '../common/http/request-context';
+import { utcWire } from '../common/time/dates';
+import { committedRead } from '../database/write-transaction';
+import { EventsService } from '../events/events.service';
+import { OrganizersService } from '../organizers/organizers.service';
+import { TermLinksService } from '../terms/term-links.service';
+import { VenuesService } from '../venues/venues.service';
+import { CursorCodec } from './change-cursor';
+import { CHANGE_COLLECTIONS, ChangeKind, kindOfCollection } from './change-kinds';
+import type { ChangeEntryDto, ChangesPageDto } from './dto/changes-page.dto';
+import { ChangesQueryDto } from './dto/changes-query.dto';
+
+interface ChangeRow {
+  kind: ChangeKind;
+  id: number;
+  seq: number;
+  deleted: boolean;
+  changedAt: number;
+}
+
+interface FeedRead {
+  /** The sequence's value in the same snapshot: every change up to it had committed. */
+  head: number;
+  /** Tombstones up to this sequence number were purged (retention). */
+  purged: number;
+  rows: ChangeRow[];
+}
+
+type ChangeRecord = NonNullable<ChangeEntryDto['record']>;
+
+/**
+ * The changes feed (contract §12). A page is the changes after the cursor's
+ * position, in sequence (= commit) order, read in ONE statement together
+ * with the sequence's head and the retention watermark, so all three come
+ * from one snapshot. Each change is then shown to the caller as the single
+ * read would: the records of a page are read per kind in one batch each.
+ */
+@Injectable()
+export class ChangesService {
+  private codec?: Promise<CursorCodec>;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: EventsService,
+    private readonly venues: VenuesService,
+    private readonly organizers: OrganizersService,
+    private readonly terms: TermLinksService,
+  ) {}
+
+  async page(query: ChangesQueryDto, ctx: RequestContext): Promise<ChangesPageDto> {
+    const codec = await this.cursorCodec();
+    const from = query.since === undefined ? undefined : codec.decode(query.since);
+    if (query.since !== undefined && !from) throw ApiError.invalid('since', 'notOurCursor');
+    const perPage = query.per_page ?? 100;
+    const kinds = [...new Set(query.kinds?.length ? query.kinds : CHANGE_COLLECTIONS)].map(
+      kindOfCollection,
+    );
+    const position = from?.seq ?? 0;
+    const read = await this.readChanges(position, kinds, perPage + 1);
+    // Tombstones after the cursor were purged: it could miss a deletion.
+    if (from && read.purged > Math.max(from.seq, from.initial ?? 0)) {
+      throw new ApiError('rest_sync_cursor_expired');
+    }
+    // A first sync leaves out deletions of records the client cannot have (at or below `initial`).
+    const initial = from ? from.initial : read.head;
+    const hasMore = read.rows.length > perPage;
+    const rows = read.rows.slice(0, perPage);
+    const records = await this.readableRecords(rows, ctx);
+    const changes = rows.flatMap((row): ChangeEntryDto[] => {
+      const record = records.get(row.kind)?.get(row.id);
+      const head = { kind: row.kind, id: row.id };
+      const changedUtc = utcWire(row.changedAt);
+      if (record) return [{ ...head, type: 'upsert', changed_utc: changedUtc, record }];
+      if (initial !== undefined && row.seq <= initial) return [];
+      return [{ ...head, type: 'delete', changed_utc: changedUtc }];
+    });
+    // Without more rows, every change of these kinds up to the head was given.
+    const next = hasMore ? rows[rows.length - 1].seq : Math.max(position, read.head);
+    return { changes, next_cursor: codec.encode({ seq: next, initial }), has_more: hasMore };
+  }
+
+  /**
+   * One statement: the state row, then the next changes in sequence order,
+   * each an index range that stops after `limit` rows (`seq` for all kinds,
+   * `(kind, seq)` per kind for a subset, merged here).
+   */
+  private async readChanges(after: number, kinds: ChangeKind[], limit: number): Promise<FeedRead> {
+    const page = (kind: boolean, i: number) =>
+      'SELECT * FROM (SELECT seq, NULL AS head, NULL AS purged, kind, record_id, deleted, changed_at ' +
+      `FROM changes WHERE seq > ?${kind ? ' AND kind = ?' : ''} ORDER BY seq LIMIT ?) p${i}`;
+    const all = kinds.length === CHANGE_COLLECTIONS.length;
+    const members = all ? [page(false, 0)] : kinds.map((_, i) => page(true, i));
+    const sql = [
+      'SELECT -1 AS seq, seq AS head, purged_seq AS purged, NULL AS kind, NULL AS record_id, ' +
+        'NULL AS deleted, NULL AS changed_at FROM change_state WHERE id = 1',
+      ...members,
+    ].join(' UNION ALL ');
+    const params = all ? [after, limit] : kinds.flatMap((kind) => [after, kind, limit]);
+    // Anonymous reads may go to a replica: one statement keeps the answer consistent there too.
+    const mode = this.dataSource.defaultReplicationModeForReads();
+    const result = await committedRead(this.dataSource, async () => {
+      const runner = this.dataSource.createQueryRunner(mode);
+      try {
+        return (await runner.query(sql, params)) as Array<Record<string, string | number | null>>;
+      } finally {
+        await runner.release();
+      }
+    });
+    const state = result.find((row) => Number(row.seq) === -1);
+    if (!state) throw new Error('change_state has no row');
+    return {
+      head: Number(state.head),
+      purged: Number(state.purged),
+      rows: result
+        .filter((row) => row !== state)
+        .map((row) => ({
+          kind: row.kind as ChangeKind,
+          id: Number(row.record_id),
+          seq: Number(row.seq),
+          deleted: Number(row.deleted) === 1,
+          changedAt: Number(row.changed_at),
+        }))
+        .sort((a, b) => a.seq - b.seq)
+        .slice(0, limit),
+    };
+  }
+
+  /** The records of a page the caller may read by ID, per kind, one batch per kind. */
+  private async readableRecords(
+    rows: ChangeRow[],
+    ctx: RequestContext,
+  ): Promise<Map<ChangeKind, Map<number, ChangeRecord>>> {
+    const ids = (kind: ChangeKind) =>
+      rows.filter((row) => row.kind === kind && !row.deleted).map((row) => row.id);
+    const none = async () => new Map<number, ChangeRecord>();
+    const termIds = [...ids('category'), ...ids('tag')];
+    const [events, venues, organizers, terms] = await Promise.all([
+      ids('event').length ? this.events.feedRecords(ids('event'), ctx) : none(),
+      ids('venue').length ? this.venues.recordsByIds(ids('venue'), ctx) : none(),
+      ids('organizer').length ? this.organizers.recordsByIds(ids('organizer'), ctx) : none(),
+      termIds.length ? this.terms.recordsByIds(termIds, ctx) : none(),
+    ]);
+    return new Map<ChangeKind, Map<number, ChangeRecord>>([
+      ['event', events],
+      ['venue', readable(venues as Map<number, PostRecord>, ctx)],
+      ['organizer', readable(organizers as Map<number, PostRecord>, ctx)],
+      ['category', terms],
+      ['tag', terms],
+    ]);
+  }
+
+  /** The key is made by the migration and never changes: read once. */
+  private cursorCodec(): Promise<CursorCodec> {
+    this.codec ??= this.dataSource
+      .query('SELECT cursor_key FROM change_state WHERE id = 1')
+      .then(
+        ([row]: Array<{ cursor_key: string }>) =>
+          new CursorCodec(Buffer.from(row.cursor_key, 'hex')),
+      )
+      .catch((error: unknown) => {
+        this.codec = undefined;
+        throw error;
+      });
+    return this.codec;
+  }
+}
+
+type PostRecord = ChangeRecord & { author: string; status: PostStatus };
+
+/** Venues and organizers the caller may read by ID; trashed ones count as gone (contract §12). */
+function readable(
+  records: Map<number, PostRecord>,
+  ctx: RequestContext,
+): Map<number, ChangeRecord> {
+  return new Map(
+    [...records].filter(
+      ([, record]) =>
+        record.status !== 'trash' &&
+        AccessPolicy.canSeeItem(ctx.user, {
+          authorId: Number(record.author),
+          status: record.status,
+        }),
+    ),
+  );
+}

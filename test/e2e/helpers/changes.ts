@@ -1,0 +1,91 @@
+import type { Response } from 'supertest';
+import { API, TestApp } from './test-app';
+
+/*
+ * Helpers of the changes feed suites (contract §12): one request, and a
+ * client that follows the cursor and keeps a copy of every record.
+ */
+
+export interface FeedEntry {
+  kind: 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+  id: number;
+  type: 'upsert' | 'delete';
+  changed_utc: string;
+  record?: Record<string, unknown>;
+}
+
+export interface FeedPage {
+  changes: FeedEntry[];
+  next_cursor: string;
+  has_more: boolean;
+}
+
+export interface FeedQuery {
+  since?: string;
+  kinds?: string | string[];
+  per_page?: number | string;
+  language?: string;
+}
+
+export function feedRequest(t: TestApp, query: FeedQuery = {}, auth?: string) {
+  const request = t.http().get(`${API}/changes`).query(query);
+  return auth ? request.set('Authorization', auth) : request;
+}
+
+/** One page, asserted 200. */
+export async function feedPage(
+  t: TestApp,
+  query: FeedQuery = {},
+  auth?: string,
+): Promise<FeedPage> {
+  const response: Response = await feedRequest(t, query, auth);
+  if (response.status !== 200) {
+    throw new Error(`feed answered ${response.status}: ${JSON.stringify(response.body)}`);
+  }
+  return response.body as FeedPage;
+}
+
+/**
+ * A client of the feed: follows next_cursor until has_more is false and
+ * applies every entry to its copy (upsert replaces, delete removes).
+ */
+export class FeedClient {
+  cursor?: string;
+  readonly records = new Map<string, Record<string, unknown>>();
+
+  constructor(
+    private readonly t: TestApp,
+    private readonly auth?: string,
+    private readonly query: Omit<FeedQuery, 'since'> = {},
+  ) {}
+
+  /** Reads until the feed has nothing more; returns the entries seen, in order. */
+  async sync(): Promise<FeedEntry[]> {
+    const seen: FeedEntry[] = [];
+    for (;;) {
+      const page = await feedPage(
+        this.t,
+        { ...this.query, ...(this.cursor ? { since: this.cursor } : {}) },
+        this.auth,
+      );
+      for (const entry of page.changes) {
+        const key = `${entry.kind}:${entry.id}`;
+        if (entry.type === 'upsert') this.records.set(key, entry.record as Record<string, unknown>);
+        else this.records.delete(key);
+      }
+      seen.push(...page.changes);
+      this.cursor = page.next_cursor;
+      if (!page.has_more) return seen;
+    }
+  }
+
+  keys(kind?: FeedEntry['kind']): string[] {
+    return [...this.records.keys()].filter((key) => !kind || key.startsWith(`${kind}:`)).sort();
+  }
+}
+
+/** A single GET's body as the feed carries it: without json_ld. */
+export function withoutJsonLd(body: Record<string, unknown>): Record<string, unknown> {
+  const { json_ld: _jsonLd, ...rest } = body;
+  return rest;
+}
