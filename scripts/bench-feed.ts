@@ -42,7 +42,7 @@ import { ensureBuilt, freePort } from './shared/process-tools';
 const ROOT = resolve(__dirname, '..');
 const SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
 /** The commit whose parent has no change tracking. */
-const TRACKING_COMMIT_SUBJECT = 'feat(changes): change tracking in every write transaction';
+const TRACKING_COMMIT_SUBJECT = 'feat(changes): change tracking inside every write transaction';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
