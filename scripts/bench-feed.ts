@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RowDataPacket } from 'mysql2/promise';
-import { editorToken } from './bench';
+import { DEFAULT_SECRET as SECRET, editorToken } from './bench';
 import { aggregate, percentile, RunResult, runLoad } from './bench/load';
 import {
   hasTaskset,
@@ -40,7 +40,6 @@ import { API, cleanupCreated, discoverBenchData, requestSets } from './bench/req
 import { ensureBuilt, freePort } from './shared/process-tools';
 
 const ROOT = resolve(__dirname, '..');
-const SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
 /** The commit whose parent has no change tracking. */
 const TRACKING_COMMIT_SUBJECT = 'feat(changes): change tracking inside every write transaction';
 

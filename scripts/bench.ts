@@ -54,7 +54,7 @@ import {
 } from './bench/request-sets';
 
 const ROOT = resolve(__dirname, '..');
-const DEFAULT_SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
+export const DEFAULT_SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
 /** The sizes of --scaling: database calendar_bench_<name>. */
 const SCALING_SIZES: Record<string, number> = {
   '1k': 1_000,
