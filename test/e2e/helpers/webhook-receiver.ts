@@ -52,11 +52,18 @@ export class WebhookReceiver {
         const openHere = (this.openByPath.get(path) ?? 0) + 1;
         this.openByPath.set(path, openHere);
         this.peaks.set(path, Math.max(this.peaks.get(path) ?? 0, openHere));
-        res.on('close', () => {
+        // Counted as closed once the answer is written: the sender may open its next
+        // request as soon as it reads the answer, before this socket's 'close' fires.
+        let closed = false;
+        const close = () => {
+          if (closed) return;
+          closed = true;
           this.open.delete(res);
           this.openByPath.set(path, (this.openByPath.get(path) ?? 1) - 1);
-        });
+        };
+        res.on('close', close);
         setTimeout(() => {
+          close();
           if (res.destroyed) return;
           res.writeHead(answer.status ?? 200, answer.headers ?? { 'content-type': 'text/plain' });
           res.end(answer.body ?? 'ok');
