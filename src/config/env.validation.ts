@@ -20,6 +20,8 @@ const toInt = ({ value }: { value: unknown }) =>
 
 const MYSQL_URL = /^mysql:\/\/[^\s/]+\/[A-Za-z0-9_$-]+(\?\S*)?$/;
 
+const PORT_RANGE = 'PORT must be a whole number from 0 to 65535';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Every environment variable of the contract (§10), validated at start-up. */
@@ -30,9 +32,9 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IsInt({ message: PORT_RANGE })
+  @Min(0, { message: PORT_RANGE })
+  @Max(65535, { message: PORT_RANGE })
   PORT?: number;
 
   @IsOptional()

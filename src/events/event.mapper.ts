@@ -46,7 +46,7 @@ export function mapEvent(event: Event, links: EventLinks, options: EventMapOptio
   const shown = pickTranslation(event.translations, options.language) as EventTranslation;
   const language = shown.language as Language;
   const url = permalink(options.siteUrl, language, 'event', shown.slug);
-  const id = globalId(options.siteUrl, event.id);
+  const id = globalId(options.siteUrl, 'event', event.id);
   const zone = parseZone(event.timezone) ?? FixedOffsetZone.utcInstance;
   const [startWire, endWire] = [zoneWire(event.startAt, zone), zoneWire(event.endAt, zone)];
   const [utcStart, utcEnd] = [utcWire(event.startAt), utcWire(event.endAt)];

@@ -58,7 +58,7 @@ function contentParts<T extends ContentTranslation>(
   const shown = pickTranslation(item.translations, options.language) as T;
   const language = shown.language as Language;
   const url = permalink(options.siteUrl, language, options.names.permalinkPath, shown.slug);
-  const id = globalId(options.siteUrl, item.id);
+  const id = globalId(options.siteUrl, options.names.nameField, item.id);
   return {
     shown,
     url,

@@ -19,11 +19,20 @@ export function publicationFields(
 
 let siteHost = { siteUrl: '', host: '' };
 
-/** `<host[:port] of PUBLIC_SITE_URL>?id=<id>` (contract §6). */
-export function globalId(siteUrl: string, id: number): string {
+/** Kinds that carry a `global_id`, in the order of their residue (docs/api.md, "Records"). */
+const GLOBAL_KINDS = ['event', 'venue', 'organizer'] as const;
+export type GlobalKind = (typeof GLOBAL_KINDS)[number];
+
+/**
+ * `<host[:port] of PUBLIC_SITE_URL>?id=<n>` with n unique across events,
+ * venues and organizers: 3·id − 2, 3·id − 1 and 3·id respectively (each
+ * kind numbers its own records; the reference API's IDs are global).
+ */
+export function globalId(siteUrl: string, kind: GlobalKind, id: number): string {
   // Parsed once: the site URL is a setting, and a list maps every record's ID.
   if (siteHost.siteUrl !== siteUrl) siteHost = { siteUrl, host: new URL(siteUrl).host };
-  return `${siteHost.host}?id=${id}`;
+  const n = GLOBAL_KINDS.length * id - (GLOBAL_KINDS.length - 1 - GLOBAL_KINDS.indexOf(kind));
+  return `${siteHost.host}?id=${n}`;
 }
 
 /** Public permalink: `PUBLIC_SITE_URL/<language>/<path>/<slug>/`. */

@@ -2,38 +2,45 @@ import { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import slugify from 'slugify';
 
 export const MAX_SLUG_LENGTH = 200;
-/** Room left for a `-NNN` suffix. */
-const BASE_LENGTH = MAX_SLUG_LENGTH - 8;
+/** Room left for a `-NNN` suffix when the slug is taken. */
+const STEM_LENGTH = MAX_SLUG_LENGTH - 8;
 
 /**
  * A URL slug from a title or a requested slug: lower case, ASCII letters,
- * digits and dashes. Text with nothing left (emoji only, say) gets `fallback`.
+ * digits and dashes, at most 200 characters. Text with nothing left (emoji
+ * only, say) gets `fallback`.
  */
 export function toSlug(text: string, fallback: string): string {
   // Symbols are dropped, as WordPress does, not spelled out ("&" → "and").
   const words = text.replace(/[^\p{L}\p{N}\s_-]/gu, ' ');
   const slug = slugify(words, { lower: true, strict: true, trim: true })
-    .slice(0, BASE_LENGTH)
+    .slice(0, MAX_SLUG_LENGTH)
     .replace(/-+$/, '');
   return slug === '' ? fallback : slug;
 }
 
+/** What `-2`, `-3`, … are appended to: `base`, shortened so the result stays within 200 characters. */
+function slugStem(base: string): string {
+  return base.length <= STEM_LENGTH ? base : base.slice(0, STEM_LENGTH).replace(/-+$/, '');
+}
+
 /**
- * The first free slug among `base`, `base-2`, `base-3`, … given the slugs
- * already taken that start with `base`.
+ * The first free slug among `base`, `<stem>-2`, `<stem>-3`, … given the slugs
+ * already taken that are `base` or start with `<stem>-`.
  */
 export function firstFreeSlug(base: string, taken: Iterable<string>): string {
   const used = new Set(taken);
   if (!used.has(base)) return base;
+  const stem = slugStem(base);
   for (let n = 2; ; n++) {
-    const candidate = `${base}-${n}`;
+    const candidate = `${stem}-${n}`;
     if (!used.has(candidate)) return candidate;
   }
 }
 
-/** LIKE pattern for `base-…`; slugs hold only a-z, 0-9 and dashes, so nothing needs escaping. */
+/** LIKE pattern for `stem-…`; slugs hold only a-z, 0-9 and dashes, so nothing needs escaping. */
 function slugFamilyPattern(base: string): string {
-  return `${base}-%`;
+  return `${slugStem(base)}-%`;
 }
 
 /**

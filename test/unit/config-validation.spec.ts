@@ -52,6 +52,12 @@ describe('validateEnvironment', () => {
     expect(message).not.toContain('\n');
   });
 
+  it.each(['abc', '-1', '70000', '80.5'])('PORT=%p names the accepted range', (port) => {
+    expect(failure({ PORT: port })).toBe(
+      `PORT must be a whole number from 0 to 65535 (got "${port}")`,
+    );
+  });
+
   it('never echoes a secret', () => {
     const message = failure({ AUTH_JWT_SECRET: 'short-secret' });
     expect(message).toMatch(/^AUTH_JWT_SECRET must be at least 32 characters/);

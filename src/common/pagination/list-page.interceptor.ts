@@ -52,6 +52,9 @@ export function renderListPage(list: ListPage<unknown>, req: Request, res: Respo
   };
 }
 
+/** Parameters never repeated in a page URL: a URL ends up in logs, caches and browser history. */
+const SECRET_PARAMS = new Set(['password']);
+
 /**
  * The list's iCalendar feed: `<path>.ics` with the same parameters but the
  * paging ones and `password` (a feed link is made to be shared).
@@ -65,15 +68,15 @@ export function feedUrl(req: Request): string {
 }
 
 /**
- * The absolute URL of the request with the parameters the caller sent,
- * lists comma-joined, and `page` set (or left out for the first page of a
- * previous link).
+ * The absolute URL of the request with the parameters the caller sent
+ * (`password` left out), lists comma-joined, and `page` set (or left out for
+ * the first page of a previous link).
  */
 export function pageUrl(req: Request, page: number | undefined): string {
   const path = req.originalUrl.split('?')[0];
   const pairs: string[] = [];
   for (const [key, value] of Object.entries(req.query)) {
-    if (key === 'page') continue;
+    if (key === 'page' || SECRET_PARAMS.has(key)) continue;
     const text = Array.isArray(value)
       ? value.filter((v) => typeof v === 'string' || typeof v === 'number').join(',')
       : typeof value === 'string'

@@ -1,7 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
 import { ToInteger } from '../validation/decorators';
-import { MAX_ID } from '../validation/input-parsing';
+import { MAX_ID, parseInteger } from '../validation/input-parsing';
+
+/** Any run of digits, however long, is a page size: every value above the maximum is capped. */
+const ToPageSize = () =>
+  Transform(({ value }) =>
+    typeof value === 'string' && /^\s*\d+\s*$/.test(value)
+      ? Math.min(Number(value), MAX_ID)
+      : (parseInteger(value) ?? value),
+  );
 
 /** `page` and `per_page`, shared by every list (contract §5). */
 export class PageQueryDto {
@@ -17,8 +26,7 @@ export class PageQueryDto {
 
   /** Items per page; values above MAX_PER_PAGE are capped silently. */
   @IsOptional()
-  @ToInteger()
-  @Max(MAX_ID)
+  @ToPageSize()
   @Min(1)
   @IsInt()
   @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 10 })

@@ -1,4 +1,4 @@
-import { Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError, InvalidReason } from '../errors/api-error';
 
 /** Class-validator constraint names checked in this order when several fail. */
@@ -21,6 +21,14 @@ export class ApiValidationPipe extends ValidationPipe {
       transformOptions: { enableImplicitConversion: false },
       exceptionFactory: (errors) => toApiError(errors),
     });
+  }
+
+  /**
+   * Named path parameters stay text: their own pipes read them (`1e0`, `0x1`
+   * or a 21-digit ID must not become a number before IdParamPipe sees it).
+   */
+  protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
+    return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
   }
 }
 

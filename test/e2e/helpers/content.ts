@@ -111,8 +111,8 @@ export function expectedRecord(
     [kind]: name,
     slug,
     image: false,
-    global_id: `calendar.test?id=${id}`,
-    global_id_lineage: [`calendar.test?id=${id}`],
+    global_id: globalIdOf(kind, id),
+    global_id_lineage: [globalIdOf(kind, id)],
     language,
     languages: [language],
     ...fields,
@@ -152,4 +152,10 @@ export function contextFor(
 export function apiUrl(path: string): unknown {
   const escaped = `${API}${path}`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${escaped}$`));
+}
+
+/** `global_id` as documented (docs/api.md, "Records"): unique across events, venues and organizers. */
+export function globalIdOf(kind: 'event' | 'venue' | 'organizer', id: number): string {
+  const offset = { event: 2, venue: 1, organizer: 0 }[kind];
+  return `calendar.test?id=${3 * id - offset}`;
 }

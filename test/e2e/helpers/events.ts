@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Test } from 'supertest';
-import { apiUrl, WIRE_DATE } from './content';
+import { apiUrl, globalIdOf, WIRE_DATE } from './content';
 import { API, TestApp, UserName, USERS } from './test-app';
 
 /*
@@ -47,8 +47,8 @@ export function eventRecord(id: number, expected: ExpectedEvent): Record<string,
   const url = `http://calendar.test/${language}/event/${slug}/`;
   return {
     id,
-    global_id: `calendar.test?id=${id}`,
-    global_id_lineage: [`calendar.test?id=${id}`],
+    global_id: globalIdOf('event', id),
+    global_id_lineage: [globalIdOf('event', id)],
     author: String(USERS.author.id),
     status: 'publish',
     date: WIRE_DATE,
