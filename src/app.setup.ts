@@ -7,6 +7,7 @@ import { bodyParserError } from './common/errors/api-exception.filter';
 import { requireSupportedContentType } from './common/http/content-type.middleware';
 import { assignRequestId } from './common/http/logger-options';
 import { assignApiUrl } from './common/http/request-context';
+import { StartupLogger } from './common/http/startup-logger';
 import { LanguageMiddleware } from './i18n/language.middleware';
 import { routeReads } from './database/read-routing';
 import { Logger } from 'nestjs-pino';
@@ -25,7 +26,7 @@ const BODY_LIMIT = '1mb';
 export function configureApp(nest: INestApplication): NestExpressApplication {
   const app = nest as NestExpressApplication;
   const config = app.get<ConfigType<typeof appConfig>>(appConfig.KEY);
-  app.useLogger(app.get(Logger));
+  app.useLogger(new StartupLogger(app.get(Logger)));
   app.use(assignRequestId);
 
   // `a[]=1&a[]=2` lists need the extended parser (Express 5 defaults to "simple").

@@ -1,9 +1,11 @@
 import 'reflect-metadata';
+import { INestApplication, Logger } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
+import type { AddressInfo } from 'node:net';
 import { APP_OPTIONS, configureApp } from './app.setup';
 import { enableGracefulShutdown } from './common/http/graceful-shutdown';
-import { appConfig } from './config/app.config';
+import { appConfig, joinPath } from './config/app.config';
 import { ConfigurationError, validateEnvironment } from './config/env.validation';
 
 async function bootstrap(): Promise<void> {
@@ -15,6 +17,18 @@ async function bootstrap(): Promise<void> {
   // Requests end by REQUEST_TIMEOUT_MS (503); give them that long to finish on SIGTERM.
   enableGracefulShutdown(app, { drainTimeoutMs: config.requestTimeoutMs + 1000 });
   await app.listen(config.port);
+  logListening(app);
+}
+
+/** One line with the addresses to open, after the start-up lines. */
+function logListening(app: INestApplication): void {
+  const { apiPath, basePath } = app.get<ConfigType<typeof appConfig>>(appConfig.KEY);
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const origin = `http://localhost:${port}`;
+  new Logger('Main').log(
+    `Listening on ${origin}: API ${origin}${apiPath}, OpenAPI ${origin}${joinPath(apiPath, 'doc')}, ` +
+      `Swagger UI ${origin}${joinPath(basePath, 'docs')}, health ${origin}/health/ready`,
+  );
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { jwtVerify } from 'jose';
+import { freePort } from '../../scripts/shared/process-tools';
 import { API, createTestApp, errorBody, TEST_SECRET, TestApp } from './helpers/test-app';
 
 /*
@@ -11,15 +12,18 @@ import { API, createTestApp, errorBody, TEST_SECRET, TestApp } from './helpers/t
 
 const ENTRY = ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
 
-function start(env: Record<string, string>): ChildProcess {
-  const clean = Object.fromEntries(
+function cleanEnv(): Record<string, string | undefined> {
+  return Object.fromEntries(
     Object.entries(process.env).filter(
       ([k]) => !k.startsWith('AUTH_') && k !== 'DATABASE_URL' && k !== 'NODE_ENV',
     ),
   );
+}
+
+function start(env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ENTRY, {
     cwd: process.cwd(),
-    env: { ...clean, SQLITE_PATH: ':memory:', RATE_LIMIT_PER_MINUTE: '0', ...env },
+    env: { ...cleanEnv(), SQLITE_PATH: ':memory:', RATE_LIMIT_PER_MINUTE: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -82,6 +86,72 @@ onSqlite('start-up', () => {
     }
   });
 });
+
+onSqlite('the first screen of the log', () => {
+  it('shows the administrator token and a "listening on" line among the first lines; health is logged at the root', async () => {
+    const port = await freePort();
+    const child = start({ PORT: String(port), LOG_LEVEL: 'debug' });
+    try {
+      const log = await output(child, (text) => text.includes('Listening on'));
+      const lines = log.trim().split('\n');
+      const infoLines = lines.filter((line) => !line.includes('"level":20'));
+      const token = infoLines.findIndex((line) =>
+        line.includes('Administrator token for this run'),
+      );
+      const listening = infoLines.findIndex((line) => line.includes('Listening on'));
+      expect(token).toBeGreaterThanOrEqual(0);
+      expect(listening).toBeGreaterThan(token);
+      expect(listening).toBeLessThan(10);
+      expect(JSON.parse(infoLines[listening]).msg).toBe(
+        `Listening on http://localhost:${port}: API http://localhost:${port}${API}, ` +
+          `OpenAPI http://localhost:${port}${API}/doc, Swagger UI http://localhost:${port}/docs, ` +
+          `health http://localhost:${port}/health/ready`,
+      );
+      // Route lines are debug only, and name the paths as they are served.
+      const debug = lines.filter((line) => line.includes('"level":20')).join('\n');
+      expect(debug).toContain('Mapped {/health/live, GET} route');
+      expect(debug).toContain(`Mapped {${API}/events, GET} route`);
+      expect(log).not.toContain(`${API}/health`);
+      expect(infoLines.join('\n')).not.toMatch(/Mapped \{|dependencies initialized/);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+});
+
+onSqlite('npm start', () => {
+  it('builds, starts, and stops node dist/main.js on SIGTERM', async () => {
+    const port = await freePort();
+    const npm = spawn('npm', ['start'], {
+      cwd: process.cwd(),
+      env: { ...cleanEnv(), PORT: String(port), SQLITE_PATH: ':memory:', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const log = await output(npm, (text) => text.includes('Listening on'), 120000);
+    const server = JSON.parse(
+      log.split('\n').find((line) => line.includes('Listening on')) ?? '{}',
+    );
+    expect(server.pid).toEqual(expect.any(Number));
+    expect(server.pid).not.toBe(npm.pid);
+    expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
+    npm.kill('SIGTERM');
+    await once(npm, 'exit');
+    const deadline = Date.now() + 10000;
+    while (isAlive(server.pid) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(isAlive(server.pid)).toBe(false);
+  }, 180000);
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('production without a token secret', () => {
   let t: TestApp;
