@@ -1,5 +1,5 @@
 /**
- * Benchmark of the iCalendar feeds (contract §14) on a seeded database:
+ * Benchmark of the iCalendar feeds (docs/api.md §14) on a seeded database:
  *
  *   npm run bench:ical -- --database-url mysql://root@127.0.0.1:3306/calendar_bench_ical_100k
  *                         [--runs 3] [--not-modified 200] [--json FILE]

@@ -11,6 +11,8 @@ const base = {
   },
   testEnvironment: 'node',
   testTimeout: 60000,
+  // Fails a test whose responses differ from the live /doc (helpers/openapi-responses.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/e2e/setup/openapi-responses.ts'],
 };
 
 const projects = [

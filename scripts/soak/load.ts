@@ -31,7 +31,7 @@ export function requestMix(data: Dataset, token: string): MixRequest[] {
   // A fresh object each time: autocannon writes Content-Length into the headers it is given.
   const auth = () => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
   const event = () => `${API}/events/${pick(data.events)}`;
-  // Only pages that surely exist: a page past the end is a 404 (contract §5), not a soak finding.
+  // Only pages that surely exist: a page past the end is a 404 (docs/api.md §5), not a soak finding.
   const pages = Math.max(1, Math.floor(data.events.length / 10));
   const get = (path: () => string): MixRequest => ({
     method: 'GET',

@@ -6,7 +6,7 @@ import { TokenService } from './token.service';
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Runs before validation (contract §3): a sent token must be valid on any
+ * Runs before validation (docs/api.md §3): a sent token must be valid on any
  * request (401 otherwise), and every write needs one.
  */
 @Injectable()

@@ -15,7 +15,7 @@ const isOwner = (user: AuthUser | undefined, item: OwnedItem) =>
   user !== undefined && user.id === item.authorId;
 
 /**
- * The role table of the contract (§3, §4) in one place. Services ask it;
+ * The role table of docs/api.md §3, §4 in one place. Services ask it;
  * nothing else decides who may do what.
  */
 export const AccessPolicy = {
@@ -54,7 +54,7 @@ export const AccessPolicy = {
     return roleAtLeast(user, taxonomy === 'tribe_events_cat' ? 'author' : 'editor');
   },
 
-  /** Webhooks (contract §15) are administrators' business only. */
+  /** Webhooks (docs/api.md §15) are administrators' business only. */
   canManageWebhooks(user: AuthUser | undefined): boolean {
     return roleAtLeast(user, 'administrator');
   },

@@ -24,7 +24,7 @@ const PORT_RANGE = 'PORT must be a whole number from 0 to 65535';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** Every environment variable of the contract (§10), validated at start-up. */
+/** Every environment variable of docs/api.md §10, validated at start-up. */
 export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['development', 'production', 'test'])

@@ -1,5 +1,5 @@
 /*
- * An event's cost (contract §6): stored as the strings the client sent,
+ * An event's cost (docs/api.md §6): stored as the strings the client sent,
  * parsed into `cost_details` and rendered as `cost` on every read, so a
  * change of the rules never needs a data migration.
  */

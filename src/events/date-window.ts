@@ -21,7 +21,7 @@ export interface EventWindow {
 }
 
 /**
- * The bounds a list applies (contract §5.1). `start_date` means "starting on
+ * The bounds a list applies (docs/api.md §5.1). `start_date` means "starting on
  * or after", `end_date` "ending on or before"; they default to yesterday
  * 00:00:00 and now + 24 months, unless one of `starts_*`/`ends_*` is sent.
  * Values without an offset are read in `siteZone`. Without `strict_dates`

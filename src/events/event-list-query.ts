@@ -24,7 +24,7 @@ import { EventTranslation } from './entities/event-translation.entity';
 import { Event } from './entities/event.entity';
 import { boundingBox, distanceSql, GeoArea } from './geo-area';
 
-/** The filters of `GET /events`, checked and resolved to IDs (contract §5.1). */
+/** The filters of `GET /events`, checked and resolved to IDs (docs/api.md §5.1). */
 export interface EventListFilters {
   scope: StatusScope;
   /** Only these IDs, ordered by ID; the window and hide_from_listings do not apply. */
@@ -159,7 +159,7 @@ function venuesWhere(qb: SelectQueryBuilder<Event>, condition: string): string {
   return `e.venueId IN ${venues.getQuery()}`;
 }
 
-/** Default `geoloc_radius` in km (contract §5.1). */
+/** Default `geoloc_radius` in km (docs/api.md §5.1). */
 const DEFAULT_RADIUS_KM = 10;
 
 /** What resolving the list filters needs: the database, the site zone, and the linked kinds. */

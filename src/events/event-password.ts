@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /*
- * Event passwords (contract §6) are stored only as `<salt>:<HMAC-SHA256>`,
+ * Event passwords (docs/api.md §6) are stored only as `<salt>:<HMAC-SHA256>`,
  * keyed with a server key, and compared in constant time. The salt keeps two
  * events with the same password from sharing a hash.
  */

@@ -3,7 +3,7 @@ import { ApiError } from '../common/errors/api-error';
 import { parseDateInput, parseZone, toWire, zoneOffset } from '../common/time/dates';
 
 /*
- * An event's times (contract §6): wall-clock start and end in the event's
+ * An event's times (docs/api.md §6): wall-clock start and end in the event's
  * `timezone`, from which the absolute instants are derived.
  */
 

@@ -5,7 +5,7 @@ import { hashPassword } from './event-password';
 import { resolveEventTimes } from './event-times';
 
 /**
- * The event's own columns a write sets (contract §6): only what was sent,
+ * The event's own columns a write sets (docs/api.md §6): only what was sent,
  * so flags and fields left out of an update keep their values. The times
  * are recomputed when one of them is sent (or on create).
  */

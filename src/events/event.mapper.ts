@@ -20,7 +20,7 @@ import { EventTranslation } from './entities/event-translation.entity';
 import { Event } from './entities/event.entity';
 import { zoneAbbreviation } from './event-times';
 
-/** The event record of contract §6, fields in the documented order (schema: EventRecordDto). */
+/** The event record of docs/api.md §6, fields in the documented order (schema: EventRecordDto). */
 export type EventRecord = EventRecordDto;
 
 /** The records an event embeds, already filtered to what the caller may see. */
@@ -38,7 +38,7 @@ export interface EventMapOptions {
   siteZone: string;
   withJsonLd: boolean;
   withTranslations: boolean;
-  /** Password-protected and shown to a caller without the password: blanked (contract §6). */
+  /** Password-protected and shown to a caller without the password: blanked (docs/api.md §6). */
   blanked: boolean;
 }
 
@@ -79,7 +79,7 @@ export function mapEvent(event: Event, links: EventLinks, options: EventMapOptio
     utc_end_date_details: wireDetails(utcEnd),
     timezone: event.timezone,
     timezone_abbr: zoneAbbreviation(event.startAt, zone, event.timezone),
-    // Generated words follow the request's language, not the texts' (contract §2).
+    // Generated words follow the request's language, not the texts' (docs/api.md §2).
     cost: blank ? '' : formatCost(cost, TEXT.free[options.language]),
     cost_details: blank ? { ...cost, values: [] } : cost,
     website: blank ? '' : event.website || url,

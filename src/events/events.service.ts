@@ -45,7 +45,7 @@ import type { EventRecord } from './event.mapper';
 /** Up to this offset a list reads its page beside its total (see list). */
 const PARALLEL_PAGE_MAX_OFFSET = 10_000;
 
-/** Events (contract §2–§7): each flow looks up and authorises, writes, then maps. */
+/** Events (docs/api.md §2–§7): each flow looks up and authorises, writes, then maps. */
 @Injectable()
 export class EventsService {
   private readonly passwordKey: Buffer;
@@ -65,7 +65,7 @@ export class EventsService {
   }
 
   /**
-   * One page of events (contract §5, §5.1): the page's IDs first, from one
+   * One page of events (docs/api.md §5, §5.1): the page's IDs first, from one
    * indexed query whose rows are events only (links are tested with EXISTS),
    * then the records and everything they embed in a fixed number of queries.
    */
@@ -113,7 +113,7 @@ export class EventsService {
   }
 
   /**
-   * Single read (contract §4, §6): 404, 403 for an event the caller may not
+   * Single read (docs/api.md §4, §6): 404, 403 for an event the caller may not
    * see or a protected one without its password, else the record with JSON-LD.
    */
   async get(
@@ -219,7 +219,7 @@ export class EventsService {
   }
 
   /**
-   * DELETE (contract §7): trash (410 when already trashed) or, with `force`
+   * DELETE (docs/api.md §7): trash (410 when already trashed) or, with `force`
    * (editors+), delete for good and answer the record as it was.
    */
   async remove(

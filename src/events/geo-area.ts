@@ -1,5 +1,5 @@
 /*
- * The `geoloc_lat`/`geoloc_lng`/`geoloc_radius` list filter (contract §5.1):
+ * The `geoloc_lat`/`geoloc_lng`/`geoloc_radius` list filter (docs/api.md §5.1):
  * a latitude/longitude box that an index range can serve, refined by the
  * great-circle distance.
  */

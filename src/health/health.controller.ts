@@ -4,7 +4,7 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { Response } from 'express';
 
-/** Probes for container orchestrators, outside the API namespace (contract §10). */
+/** Probes for container orchestrators, outside the API namespace (docs/api.md §10). */
 // Orchestrators probe often; never rate-limit them.
 @SkipThrottle()
 @ApiExcludeController()

@@ -2,7 +2,7 @@ import { ApiQuery } from '@nestjs/swagger';
 import { LANGUAGES } from './language';
 
 /**
- * Documents the `language` query parameter every route accepts (contract §2)
+ * Documents the `language` query parameter every route accepts (docs/api.md §2)
  * on each operation of a controller. The parameter is resolved by
  * LanguageMiddleware and rejected when unsupported by the Ctx decorator, so
  * handlers need no parameter for it. Query DTOs that declare `language`

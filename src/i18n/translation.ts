@@ -6,7 +6,7 @@ export interface HasLanguage {
 
 /**
  * Picks the translation in the requested language, falling back to the other
- * one (contract §2). Undefined only when the record has no texts at all.
+ * one (docs/api.md §2). Undefined only when the record has no texts at all.
  */
 export function pickTranslation<T extends HasLanguage>(
   translations: readonly T[],

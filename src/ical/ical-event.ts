@@ -30,7 +30,7 @@ export function tzidOf(record: EventRecord): string | undefined {
 }
 
 /**
- * One VEVENT (RFC 5545 §3.6.1) of contract §14, from the record the JSON API
+ * One VEVENT (RFC 5545 §3.6.1) of docs/api.md §14, from the record the JSON API
  * shows: a blanked (password-protected) record gives only the summary, dates
  * and URL beside the identity lines every VEVENT must have. `zones` collects
  * the TZIDs used, for the feed's VTIMEZONEs.

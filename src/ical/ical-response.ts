@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 
 /*
  * The HTTP side of a calendar answer: validators and caching headers as in
- * contract §11, 304 when If-None-Match holds, and a streamed body that
+ * docs/api.md §11, 304 when If-None-Match holds, and a streamed body that
  * respects backpressure and stops reading when the client goes away.
  */
 

@@ -20,7 +20,7 @@ const IF_NONE_MATCH = {
 };
 
 /**
- * iCalendar feeds (contract §14). Declared in a module registered before the
+ * iCalendar feeds (docs/api.md §14). Declared in a module registered before the
  * events module: `/events/{id}.ics` must be matched before `/events/{id}`.
  */
 @ApiTags('events')

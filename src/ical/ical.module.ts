@@ -3,7 +3,7 @@ import { EventsModule } from '../events/events.module';
 import { IcalController } from './ical.controller';
 import { IcalService } from './ical.service';
 
-/** iCalendar feeds and single events (contract §14), written from the events module's records. */
+/** iCalendar feeds and single events (docs/api.md §14), written from the events module's records. */
 @Module({
   imports: [EventsModule],
   controllers: [IcalController],

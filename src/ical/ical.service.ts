@@ -26,7 +26,7 @@ const BATCH_SIZE = 500;
 /** Bump when the same data would be written as different bytes (it is part of the ETag). */
 const FEED_FORMAT = 1;
 
-/** Default window of a feed: from 30 days back (contract §14); the end is the list's (24 months). */
+/** Default window of a feed: from 30 days back (docs/api.md §14); the end is the list's (24 months). */
 const DEFAULT_DAYS_BACK = 30;
 const MAX_WINDOW_YEARS = 10;
 
@@ -51,7 +51,7 @@ export interface PreparedFeed {
 }
 
 /**
- * iCalendar (contract §14): feeds of any `/events` filter, streamed in
+ * iCalendar (docs/api.md §14): feeds of any `/events` filter, streamed in
  * keyset batches, and single events. Visibility, blanking and texts are
  * exactly those of the JSON records, which the VEVENTs are written from.
  */

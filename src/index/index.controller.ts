@@ -5,7 +5,7 @@ import { Ctx, RequestContext } from '../common/http/request-context';
 import { NAMESPACE } from '../config/app.config';
 import { IndexQueryDto } from './dto/index-query.dto';
 import { OpenApiDocumentStore } from './openapi-document.store';
-import { buildRouteIndex } from './route-index';
+import { buildRouteIndex, OPENAPI_DOCUMENT_SCHEMA, ROUTE_INDEX_SCHEMA } from './route-index';
 import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
 @ApiTags('index')
@@ -16,7 +16,7 @@ export class IndexController {
 
   @Get()
   @ApiOperation({ summary: 'The routes of the namespace with their methods and arguments' })
-  @ApiOkResponse({ description: 'The namespace index' })
+  @ApiOkResponse({ description: 'The namespace index', schema: ROUTE_INDEX_SCHEMA })
   index(@Query() query: IndexQueryDto, @Ctx() ctx: RequestContext) {
     if (query.namespace !== undefined && query.namespace !== NAMESPACE) {
       throw new ApiError('rest_invalid_namespace');
@@ -27,7 +27,7 @@ export class IndexController {
 
   @Get('doc')
   @ApiOperation({ summary: 'The OpenAPI 3 document of this API' })
-  @ApiOkResponse({ description: 'OpenAPI document' })
+  @ApiOkResponse({ description: 'This OpenAPI document', schema: OPENAPI_DOCUMENT_SCHEMA })
   doc(@Ctx() ctx: RequestContext) {
     return { ...this.documents.get(), servers: [{ url: ctx.apiUrl }] };
   }

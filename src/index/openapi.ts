@@ -1,7 +1,8 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ImageDto } from '../common/dto/image.dto';
 import { ErrorBodyDto } from '../common/errors/error-body.dto';
+import { finishOpenApi } from './openapi-finish';
 import { OpenApiDocumentStore } from './openapi-document.store';
 
 /**
@@ -24,7 +25,7 @@ export function setupOpenApi(app: INestApplication, uiPath: string): OpenAPIObje
     operationIdFactory: (controllerKey, methodKey) =>
       `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
-  addErrorResponses(document);
+  finishOpenApi(document);
   app.get(OpenApiDocumentStore).set(document);
   SwaggerModule.setup(uiPath, app, document, {
     useGlobalPrefix: false,
@@ -32,19 +33,4 @@ export function setupOpenApi(app: INestApplication, uiPath: string): OpenAPIObje
     swaggerOptions: { persistAuthorization: true },
   });
   return document;
-}
-
-/** Every operation can answer the contract's error body (§8). */
-function addErrorResponses(document: OpenAPIObject): void {
-  const error = {
-    description:
-      'Error: `{code, message, data: {status, params?}}` with the HTTP status in data.status.',
-    content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorBodyDto) } } },
-  };
-  for (const item of Object.values(document.paths)) {
-    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
-      const operation = item[method];
-      if (operation) operation.responses = { ...operation.responses, default: error };
-    }
-  }
 }

@@ -24,8 +24,101 @@ export interface RouteEntry {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
+const LINKS = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['href'],
+    additionalProperties: false,
+    properties: { href: { type: 'string', format: 'uri' } },
+  },
+};
+
+/** The answer of `GET {api}`, for the OpenAPI document. */
+export const ROUTE_INDEX_SCHEMA = {
+  type: 'object',
+  required: ['namespace', 'routes', '_links'],
+  additionalProperties: false,
+  properties: {
+    namespace: { type: 'string', example: 'calendar/events/v1' },
+    routes: {
+      type: 'object',
+      description: 'Per route path (`/calendar/events/v1/events/{id}`), its methods and arguments.',
+      additionalProperties: {
+        type: 'object',
+        required: ['namespace', 'methods', 'endpoints'],
+        additionalProperties: false,
+        properties: {
+          namespace: { type: 'string' },
+          methods: { type: 'array', items: { type: 'string' } },
+          endpoints: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['methods', 'args'],
+              additionalProperties: false,
+              properties: {
+                methods: { type: 'array', items: { type: 'string' } },
+                args: {
+                  type: 'object',
+                  additionalProperties: {
+                    type: 'object',
+                    required: ['required', 'type'],
+                    additionalProperties: false,
+                    properties: {
+                      required: { type: 'boolean' },
+                      type: { type: 'string', example: 'integer' },
+                      default: { description: 'Any JSON value' },
+                      enum: { type: 'array', items: {} },
+                      description: { type: 'string' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          _links: {
+            type: 'object',
+            required: ['self'],
+            additionalProperties: false,
+            properties: { self: LINKS },
+          },
+        },
+      },
+    },
+    _links: {
+      type: 'object',
+      required: ['up'],
+      additionalProperties: false,
+      properties: { up: LINKS },
+    },
+  },
+};
+
+/** The answer of `GET {api}/doc`: an OpenAPI 3.0 document (its own schema is at spec.openapis.org). */
+export const OPENAPI_DOCUMENT_SCHEMA = {
+  type: 'object',
+  required: ['openapi', 'info', 'paths', 'components', 'servers'],
+  additionalProperties: false,
+  properties: {
+    openapi: { type: 'string', example: '3.0.0' },
+    info: { type: 'object' },
+    tags: { type: 'array', items: { type: 'object' } },
+    servers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['url'],
+        properties: { url: { type: 'string', format: 'uri' } },
+      },
+    },
+    paths: { type: 'object' },
+    components: { type: 'object' },
+  },
+};
+
 /**
- * The namespace index (contract §9), derived from the generated OpenAPI
+ * The namespace index (docs/api.md §9), derived from the generated OpenAPI
  * document so it lists exactly the routes and parameters that exist.
  */
 export function buildRouteIndex(

@@ -8,7 +8,7 @@ import { withoutEmptyStrings } from '../posts/post-fields';
 import { OrganizerRecordDto } from './dto/organizer-record.dto';
 import { Organizer } from './entities/organizer.entity';
 
-/** The organizer record of contract §6 (order: see mapOrganizer; schema: OrganizerRecordDto). */
+/** The organizer record of docs/api.md §6 (order: see mapOrganizer; schema: OrganizerRecordDto). */
 export type OrganizerRecord = OrganizerRecordDto;
 
 export function mapOrganizer(organizer: Organizer, options: ContentMapOptions): OrganizerRecord {

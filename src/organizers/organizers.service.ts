@@ -60,7 +60,7 @@ const ORGANIZERS: ContentKind<
   map: mapOrganizer,
 };
 
-/** Organizers (contract §2–§7): the shared content flows with the organizer kind, and the event `organizer` input. */
+/** Organizers (docs/api.md §2–§7): the shared content flows with the organizer kind, and the event `organizer` input. */
 @Injectable()
 export class OrganizersService extends ContentService<
   Organizer,
@@ -76,7 +76,7 @@ export class OrganizersService extends ContentService<
   }
 
   /**
-   * An event's `organizer` input (contract §6) inside the event's
+   * An event's `organizer` input (docs/api.md §6) inside the event's
    * transaction: undefined → unchanged (undefined); `[]`, `""`, 0, null →
    * [] (unlink all); else IDs, a comma list, `{id}` objects and inline
    * organizers (reused or created), mixed, in the order given, without

@@ -54,11 +54,11 @@ export interface ContentKind<E extends ContentEntity<T>, T extends ContentTransl
     qb: SelectQueryBuilder<ObjectLiteral>,
     outerId: string,
   ): SelectQueryBuilder<ObjectLiteral>;
-  /** Removes the record from every event (trash and delete, contract §7). */
+  /** Removes the record from every event (trash and delete, docs/api.md §7). */
   unlinkEvents(manager: EntityManager, id: number): Promise<void>;
   /** A validated create or update body as a write. */
   write(input: D): ContentWrite<E>;
-  /** Inline objects in event bodies (contract §6): validated like a create, reused on a match. */
+  /** Inline objects in event bodies (docs/api.md §6): validated like a create, reused on a match. */
   inline: {
     /** The create DTO: inline objects follow the same rules as POST. */
     dto: new () => D;

@@ -12,7 +12,7 @@ import { applyStatusScope, assertVisibleFilter, listStatusScope } from './post-a
 import { loadPosts } from './post-store';
 import { LIKE_ESCAPE, likeContains, searchWords } from './search';
 
-/** Event statuses that do not count for `has_events` (contract §5.2). */
+/** Event statuses that do not count for `has_events` (docs/api.md §5.2). */
 const NOT_LIVE = ['draft', 'pending', 'trash'];
 
 export interface ContentPage<E> {
@@ -22,7 +22,7 @@ export interface ContentPage<E> {
 }
 
 /**
- * One page of a venue or organizer list (contract §5, §5.2): publication
+ * One page of a venue or organizer list (docs/api.md §5, §5.2): publication
  * date descending, then ID descending. The page's IDs are selected first
  * (no joins multiply rows), then the records with their translations are
  * loaded in one query.
@@ -77,7 +77,7 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
 }
 
 /**
- * `search` (contract §5.2): a record matches when one of its fields holds
+ * `search` (docs/api.md §5.2): a record matches when one of its fields holds
  * every word. Translated fields are those the record shows: the requested
  * language's, or the other one's when it has none (the `fb` join only
  * matches then).
@@ -118,7 +118,7 @@ function applySearch<E extends ContentEntity<T>, T extends ContentTranslation>(
   );
 }
 
-/** Events the caller may see (contract §4), trashed ones left out. */
+/** Events the caller may see (docs/api.md §4), trashed ones left out. */
 function visibleEvents(user: AuthUser | undefined): { sql: string; params: ObjectLiteral } {
   const params = { eventTrash: 'trash', eventPublished: 'publish' };
   if (AccessPolicy.seesAllUnpublished(user)) return { sql: 'e.status != :eventTrash', params };

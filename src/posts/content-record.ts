@@ -23,7 +23,7 @@ export type ContentTexts = Record<string, string>;
 export type ContentRecord = ContentRecordDto;
 
 /**
- * A venue or organizer record in the contract's field order (§6): id …
+ * A venue or organizer record in field order (docs/api.md §6): id …
  * rest_url, the name under its wire name, description … image, the kind's
  * own fields (`own`, in order), global_id … languages, then `json_ld` on
  * single reads and `translations` with context=edit. Empty strings are left
@@ -58,7 +58,7 @@ function contentParts<T extends ContentTranslation>(
   const shown = pickTranslation(item.translations, options.language) as T;
   const language = shown.language as Language;
   const url = permalink(options.siteUrl, language, options.names.permalinkPath, shown.slug);
-  const id = globalId(options.siteUrl, options.names.nameField, item.id);
+  const id = globalId(options.siteUrl, options.names.titleWire, item.id);
   return {
     shown,
     url,

@@ -20,7 +20,7 @@ import { findPostOrFail, loadPosts, PostRef, writePostTexts } from './post-store
 import { postColumns } from './post-write';
 
 /**
- * The request flows venues and organizers share (contract §2–§7), each
+ * The request flows venues and organizers share (docs/api.md §2–§7), each
  * "look up and authorise → write → map". VenuesService and OrganizersService
  * extend it with their kind (tables, fields, mapper) and their event links.
  */
@@ -56,7 +56,7 @@ export abstract class ContentService<
     return new ListPage(this.kind.collection, items, page.total, page.window);
   }
 
-  /** Single read (contract §4): 404, 403 `<kind>-not-accessible`, or the record with JSON-LD. */
+  /** Single read (docs/api.md §4): 404, 403 `<kind>-not-accessible`, or the record with JSON-LD. */
   async get(ref: PostRef, ctx: RequestContext, context?: 'view' | 'edit'): Promise<R> {
     const edit = editContext(context, ctx);
     const item = await findPostOrFail(this.dataSource.manager, this.kind, ref, ctx.language);
@@ -101,7 +101,7 @@ export abstract class ContentService<
   }
 
   /**
-   * DELETE (contract §7): trash (410 when already trashed) or, with `force`
+   * DELETE (docs/api.md §7): trash (410 when already trashed) or, with `force`
    * (editors+), delete for good. Either way the record leaves its events, in
    * the same transaction.
    */
@@ -137,7 +137,7 @@ export abstract class ContentService<
   }
 
   /**
-   * The ID for an inline object of an event body (contract §6), inside the
+   * The ID for an inline object of an event body (docs/api.md §6), inside the
    * event's transaction: an existing record that matches it (see
    * findReusable), or a new one for callers who may create (else 403).
    * Invalid fields are 400 `<kind>.<field>`.

@@ -7,12 +7,12 @@ import { parseId } from '../common/validation/input-parsing';
 import type { ContentEntity, ContentKind, ContentTranslation, ContentWrite } from './content-kind';
 
 /*
- * Venue and organizer references inside an event body (contract §6): an ID,
+ * Venue and organizer references inside an event body (docs/api.md §6): an ID,
  * `{id}`, or an inline object that is reused when it matches an existing
  * record, else created in the event's transaction (ContentService.resolveInline).
  */
 
-/** `0`, `""`, `[]` and null unlink (contract §6). */
+/** `0`, `""`, `[]` and null unlink (docs/api.md §6). */
 export function isUnlinkValue(value: unknown): boolean {
   return (
     value === null ||

@@ -19,7 +19,7 @@ export interface StatusScope {
 const ALL_BUT_TRASH = POST_STATUSES.filter((s) => s !== 'trash');
 
 /**
- * The list `status` filter (contract §4): anonymous callers and subscribers
+ * The list `status` filter (docs/api.md §4): anonymous callers and subscribers
  * may ask only for `publish`; others get every status but trash by default,
  * limited to their own items below editor.
  */
@@ -53,7 +53,7 @@ export function applyStatusScope<T extends ObjectLiteral>(
 }
 
 /**
- * Single reads (contract §4): a caller who may not see the item gets 403,
+ * Single reads (docs/api.md §4): a caller who may not see the item gets 403,
  * with `trashed` for a trashed event (`event-no-longer-available`).
  */
 export function assertCanSee(
@@ -72,7 +72,7 @@ export function assertCanEdit(user: AuthUser | undefined, item: OwnedItem): void
   if (!AccessPolicy.canEditItem(user, item)) throw ApiError.forbidden();
 }
 
-/** Create needs the role table's right (contract §3). */
+/** Create needs the role table's right (docs/api.md §3). */
 export function assertCanCreate(user: AuthUser | undefined): void {
   if (!AccessPolicy.canCreateItem(user)) throw ApiError.forbidden();
 }
@@ -86,7 +86,7 @@ export function editContext(context: 'view' | 'edit' | undefined, ctx: RequestCo
 
 /**
  * A filter naming a record by ID (`event`, `post`, `post_parent`) needs one
- * the caller may see: else 400 naming the parameter (contract §5).
+ * the caller may see: else 400 naming the parameter (docs/api.md §5).
  */
 export async function assertVisibleFilter(
   manager: EntityManager,

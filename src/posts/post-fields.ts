@@ -42,7 +42,7 @@ export function permalink(siteUrl: string, language: Language, path: string, slu
 
 export type ImageOutput = ImageDto;
 
-/** `{id, url, extension}` or `false` (contract §6). URLs are never fetched. */
+/** `{id, url, extension}` or `false` (docs/api.md §6). URLs are never fetched. */
 export function imageField(item: {
   imageId: number | null;
   imageUrl: string | null;
@@ -89,7 +89,7 @@ export function parseImageInput(
   return undefined;
 }
 
-/** Empty optional strings are left out of records and JSON-LD (contract §6). */
+/** Empty optional strings are left out of records and JSON-LD (docs/api.md §6). */
 export function withoutEmptyStrings<R extends object>(record: R): R {
   return assignNonEmpty({}, record) as R;
 }

@@ -56,7 +56,7 @@ export function loadPosts<E extends PostEntity<T>, T extends PostTranslationColu
 
 /**
  * The ID of the record a path names; 0 when no record has the slug. A slug
- * is looked up in the request's language first, then in the other (contract §2).
+ * is looked up in the request's language first, then in the other (docs/api.md §2).
  */
 export async function findPostId<E extends PostEntity<T>, T extends PostTranslationColumns>(
   manager: EntityManager,
@@ -91,7 +91,7 @@ export async function findPostOrFail<E extends PostEntity<T>, T extends PostTran
 
 /**
  * Applies the texts of a write to the record's translation in `language`
- * (adding it when new; then the title is required, contract §2) and gives it
+ * (adding it when new; then the title is required, docs/api.md §2) and gives it
  * a free slug when the write sent one or the translation is new.
  */
 export async function writePostTexts<E extends PostEntity<T>, T extends PostTranslationColumns>(

@@ -15,7 +15,7 @@ export interface PostInput {
 }
 
 /**
- * The shared post columns of a write (contract §3, §4, §6): status with the
+ * The shared post columns of a write (docs/api.md §3, §4, §6): status with the
  * contributor scale-back, author (others only for editors+, else 403),
  * publication date (`date_utc` in UTC wins over `date` in the site zone;
  * default now on create), image, and the modification time.

@@ -6,7 +6,7 @@ export function likeContains(text: string): string {
   return `%${text.replace(/[!%_]/g, '!$&')}%`;
 }
 
-/** Search input split into words (contract §5): every word must match. At most 20 words. */
+/** Search input split into words (docs/api.md §5): every word must match. At most 20 words. */
 export function searchWords(search: string): string[] {
   return search
     .split(/\s+/)

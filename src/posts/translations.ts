@@ -3,7 +3,7 @@ import type { Language } from '../i18n/language';
 
 /**
  * Applies a write's translated fields to the record's texts in `language`
- * (contract §2): an existing translation is updated; a new language needs
+ * (docs/api.md §2): an existing translation is updated; a new language needs
  * the title/name (`required`), else 400 rest_missing_callback_param. A write
  * with no translated field adds nothing. Returns the touched translation.
  */

@@ -18,7 +18,7 @@ import { mapTerm, TermRecord } from './term.mapper';
 import { assertCanManage, insertTerm, loadTerms, termMapOptions } from './term-store';
 
 /**
- * Categories and tags as events use them (contract §5.1, §6): the records
+ * Categories and tags as events use them (docs/api.md §5.1, §6): the records
  * events embed, the `categories`/`tags` input of event writes (creating
  * terms by name), and the list filters by slug or ID.
  */
@@ -43,7 +43,7 @@ export class TermLinksService {
   }
 
   /**
-   * An event's `categories`/`tags` input (contract §6): IDs or names/slugs,
+   * An event's `categories`/`tags` input (docs/api.md §6): IDs or names/slugs,
    * mixed, array or comma list. Unknown IDs → 400; unknown names create the
    * term in the request's language if the caller may, else 403. `""`/[] → [].
    * Runs inside the event write's transaction.

@@ -14,7 +14,7 @@ export interface TermListInput extends TermListQueryDto {
 }
 
 /**
- * The IDs of one page of a category or tag list (contract §5.3) and the
+ * The IDs of one page of a category or tag list (docs/api.md §5.3) and the
  * total. Texts are those the term shows: the requested language's, else the
  * other one's (`fb`). Filters are checked by the caller.
  */
@@ -84,7 +84,7 @@ export async function findTermPage(
   return { ids: rows.map((row) => Number(row.id)), total };
 }
 
-/** `orderby` (contract §5.3); ties are broken by ID in the same direction. */
+/** `orderby` (docs/api.md §5.3); ties are broken by ID in the same direction. */
 function sortExpression(query: TermListInput): string {
   switch (query.orderby) {
     case 'id':

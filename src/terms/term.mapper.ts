@@ -6,7 +6,7 @@ import { Term } from './entities/term.entity';
 import { TaxonomyInfo } from './taxonomies';
 import { TermRecordDto, TermTexts } from './dto/term-record.dto';
 
-/** The category/tag record of contract §6 (its schema is TermRecordDto). */
+/** The category/tag record of docs/api.md §6 (its schema is TermRecordDto). */
 export type TermRecord = TermRecordDto;
 
 export interface TermMapOptions {

@@ -39,7 +39,7 @@ export interface TermInput {
 
 /**
  * Categories and tags: list, read, create, update and delete, one
- * implementation parametrised by taxonomy (contract §5.3, §6, §7). The list
+ * implementation parametrised by taxonomy (docs/api.md §5.3, §6, §7). The list
  * query is in term-list-query.ts; what events use is TermLinksService.
  */
 @Injectable()

@@ -8,7 +8,7 @@ import { withoutEmptyStrings } from '../posts/post-fields';
 import { VenueRecordDto } from './dto/venue-record.dto';
 import { Venue } from './entities/venue.entity';
 
-/** The venue record of contract §6 (order: see mapVenue; schema: VenueRecordDto). */
+/** The venue record of docs/api.md §6 (order: see mapVenue; schema: VenueRecordDto). */
 export type VenueRecord = VenueRecordDto;
 
 export function mapVenue(venue: Venue, options: ContentMapOptions): VenueRecord {

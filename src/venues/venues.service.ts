@@ -57,7 +57,7 @@ const VENUES: ContentKind<Venue, VenueTranslation, VenueRecord, UpdateVenueDto> 
   map: mapVenue,
 };
 
-/** Venues (contract §2–§7): the shared content flows with the venue kind, and the event `venue` input. */
+/** Venues (docs/api.md §2–§7): the shared content flows with the venue kind, and the event `venue` input. */
 @Injectable()
 export class VenuesService extends ContentService<
   Venue,
@@ -73,7 +73,7 @@ export class VenuesService extends ContentService<
   }
 
   /**
-   * An event's `venue` input (contract §6) inside the event's transaction:
+   * An event's `venue` input (docs/api.md §6) inside the event's transaction:
    * undefined → unchanged (undefined); `0`, `""`, `[]`, null → null (unlink);
    * an ID or `{id}` of a venue that is not trashed; or an inline venue,
    * reused or created (400 `venue.<field>` when invalid, 403 for callers who

@@ -3,7 +3,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn } from 'class-validator';
 import { MAX_LIST_ITEMS, ToStringList } from '../common/validation/decorators';
 
-/** The record kinds whose changes are announced (contract §15). */
+/** The record kinds whose changes are announced (docs/api.md §15). */
 export const WEBHOOK_KINDS = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
 export const WEBHOOK_ACTIONS = ['created', 'updated', 'deleted'] as const;
 

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** What the configuration allows as webhook targets (contract §15, §17). */
+/** What the configuration allows as webhook targets (docs/api.md §15, §17). */
 export interface TargetPolicy {
   allowHttp: boolean;
   allowPrivateTargets: boolean;

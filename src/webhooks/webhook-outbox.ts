@@ -19,7 +19,7 @@ export function newMessageId(): string {
 }
 
 /**
- * The transactional outbox (contract §15): messages are stored in the
+ * The transactional outbox (docs/api.md §15): messages are stored in the
  * transaction of the change they announce, with one pending delivery per
  * endpoint that wants them, so a committed change is always announced (even if
  * the process dies right after the commit) and a rolled-back one never is.

@@ -56,7 +56,7 @@ interface ClaimedRow {
 }
 
 /**
- * Sends the outbox (contract §15): claims due deliveries with a lease (rows
+ * Sends the outbox (docs/api.md §15): claims due deliveries with a lease (rows
  * locked with FOR UPDATE SKIP LOCKED on MySQL/MariaDB, so several instances
  * never claim the same row; one process on SQLite), signs each per Standard
  * Webhooks and POSTs it, then records the answer, schedules the next attempt

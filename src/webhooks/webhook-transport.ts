@@ -3,7 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { hostOf, isPublicAddress, safeLookup, TargetNotAllowedError } from './target-safety';
 
-/** The receiver's answer is kept up to this many bytes (contract §15). */
+/** The receiver's answer is kept up to this many bytes (docs/api.md §15). */
 export const MAX_RESPONSE_BYTES = 1024;
 
 export interface AttemptResult {

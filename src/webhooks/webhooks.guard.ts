@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error';
 import { ContextualRequest } from '../common/http/request-context';
 
 /**
- * Every webhook route, reads included, is for administrators (contract §15):
+ * Every webhook route, reads included, is for administrators (docs/api.md §15):
  * 401 without a token, 403 for other roles, before any input is validated.
  */
 @Injectable()

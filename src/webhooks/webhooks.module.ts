@@ -4,7 +4,7 @@ import { WebhookSender } from './webhook-sender.service';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
 
-/** Webhooks (contract §15): endpoints, the outbox and its sender. */
+/** Webhooks (docs/api.md §15): endpoints, the outbox and its sender. */
 @Module({
   controllers: [WebhooksController],
   providers: [WebhooksService, WebhookOutbox, WebhookSender],

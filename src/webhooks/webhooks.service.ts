@@ -26,7 +26,7 @@ function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-/** Administrators' management of webhook endpoints and their deliveries (contract §15). */
+/** Administrators' management of webhook endpoints and their deliveries (docs/api.md §15). */
 @Injectable()
 export class WebhooksService {
   constructor(
@@ -193,7 +193,7 @@ export class WebhooksService {
     return endpoint;
   }
 
-  /** Scheme, credentials, and the address the name resolves to (contract §15). */
+  /** Scheme, credentials, and the address the name resolves to (docs/api.md §15). */
   private async checkUrl(url: string): Promise<void> {
     const policy = this.config.webhooks;
     const problem =

@@ -174,8 +174,11 @@ describe('API basics', () => {
           'ImageDto',
         ]),
       );
+      expect(res.body.paths['/events/{id}'].get.responses['404']).toEqual({
+        $ref: '#/components/responses/Error404',
+      });
       expect(
-        res.body.paths['/events/{id}'].get.responses.default.content['application/json'].schema,
+        res.body.components.responses.Error404.content['application/json'].schema,
       ).toEqual({ $ref: '#/components/schemas/ErrorBodyDto' });
     });
 

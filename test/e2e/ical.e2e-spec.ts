@@ -9,7 +9,7 @@ import { Calendar, rawBody, readCalendar, utcTime } from './helpers/ical';
 import { API, createTestApp, errorBody, TestApp, UserName } from './helpers/test-app';
 
 /*
- * iCalendar feeds (contract §14): every answer is checked byte by byte for
+ * iCalendar feeds (docs/api.md §14): every answer is checked byte by byte for
  * RFC 5545's line rules and parsed with ical.js, and every property is
  * compared with the JSON record of the same event.
  */
@@ -54,7 +54,7 @@ async function listedIds(query: string): Promise<number[]> {
 
 const uid = (id: number) => `${id}@calendar.test`;
 
-/** The VEVENT a full record gives (contract §14), from the JSON record. */
+/** The VEVENT a full record gives (docs/api.md §14), from the JSON record. */
 function expectedVevent(record: Record<string, any>, fields: Record<string, unknown>) {
   return {
     UID: uid(record.id),

@@ -4,7 +4,7 @@ import { API, errorBody } from './helpers/test-app';
 import { eventually, Received, useWebhookApp } from './helpers/webhook-receiver';
 
 /*
- * Webhooks (contract §15) against a real receiver on 127.0.0.1: HTTP and
+ * Webhooks (docs/api.md §15) against a real receiver on 127.0.0.1: HTTP and
  * private targets are allowed here (see webhooks-ssrf for the refusals), with
  * a short retry schedule and time-out.
  */

@@ -1,7 +1,7 @@
 import { AuthUser, Role } from '../../src/auth/auth-user';
 import { AccessPolicy, OwnedItem, PostStatus } from '../../src/auth/policy';
 
-/** The role table of contract §3/§4, row by row. */
+/** The role table of docs/api.md §3/§4, row by row. */
 const ME = 10;
 const OTHER = 20;
 const as = (role: Role): AuthUser => ({ id: ME, role });

@@ -50,7 +50,7 @@ function knownVariables(): string[] {
   return [...new Set(metadata.map((m) => m.propertyName))].sort();
 }
 
-/** Variable names of the README's configuration table (the contract's §10 plus additions). */
+/** Variable names of the README's configuration table (docs/api.md §10 plus additions). */
 function readmeVariables(): string[] {
   const section = read('README.md').split('## Configuration')[1]?.split('\n## ')[0] ?? '';
   const names = section

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { hashPassword, passwordKey, passwordMatches } from '../../src/events/event-password';
 
 /*
- * Event passwords are compared in constant time (contract §6, issue:
+ * Event passwords are compared in constant time (docs/api.md §6, issue:
  * reliability): every candidate, right or wrong, goes through
  * crypto.timingSafeEqual on digests of equal length, never through `===`.
  */

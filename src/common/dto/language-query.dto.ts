@@ -1,7 +1,7 @@
 import { IsIn, IsOptional } from 'class-validator';
 import { LANGUAGES } from '../../i18n/language';
 
-/** `language`, accepted by every route (contract §2). */
+/** `language`, accepted by every route (docs/api.md §2). */
 export class LanguageQueryDto {
   /** Language of texts and messages; else Accept-Language, else DEFAULT_LANGUAGE. */
   @IsOptional()

@@ -4,9 +4,11 @@ export class ErrorDataDto {
   status: number;
   /** rest_missing_callback_param: the missing names; rest_invalid_param: name → reason. */
   params?: string[] | Record<string, string>;
+  /** term_exists: the ID of the term that has the name already. */
+  term_id?: number;
 }
 
-/** Every error response (contract §8). */
+/** Every error response (docs/api.md §8). */
 export class ErrorBodyDto {
   /** Stable machine-readable code, e.g. rest_invalid_param. */
   code: string;

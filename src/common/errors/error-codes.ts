@@ -1,5 +1,5 @@
 /**
- * Every error code of the contract (§8) with its HTTP status. Adding a code
+ * Every error code of docs/api.md §8 with its HTTP status. Adding a code
  * here makes the compiler demand a message for it in both catalogues.
  */
 export const ERROR_STATUS = {

@@ -3,7 +3,7 @@ import { ApiError } from '../errors/api-error';
 import { MAX_ID } from '../validation/input-parsing';
 
 /**
- * Path IDs: any run of digits (contract §1). Anything else is not a route
+ * Path IDs: any run of digits (docs/api.md §1). Anything else is not a route
  * (404 rest_no_route); a number that can name no record becomes 0, which the
  * service reports as not found.
  */

@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
 
-/** Creates answer 201 with a Location header naming the new record's REST URL (contract §7). */
+/** Creates answer 201 with a Location header naming the new record's REST URL (docs/api.md §7). */
 @Injectable()
 export class LocationInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {

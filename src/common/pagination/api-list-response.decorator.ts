@@ -1,7 +1,7 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
 
-/** Documents a list response: the wrapper of contract §5 around `key: Item[]`. */
+/** Documents a list response: the wrapper of docs/api.md §5 around `key: Item[]`. */
 export function ApiListResponse(key: string, item: Type<unknown>, withFeed = false) {
   return applyDecorators(
     ApiExtraModels(item),

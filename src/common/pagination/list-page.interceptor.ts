@@ -4,7 +4,7 @@ import { map, Observable } from 'rxjs';
 import { ListPage, totalPages } from './list-page';
 
 /**
- * Renders every ListPage the same way (contract §5): the wrapper with
+ * Renders every ListPage the same way (docs/api.md §5): the wrapper with
  * `rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`,
  * and the `X-Total`, `X-TotalPages` and `Link` headers.
  */

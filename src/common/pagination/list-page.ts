@@ -21,7 +21,7 @@ export function totalPages(total: number, perPage: number): number {
   return total === 0 ? 0 : Math.ceil(total / perPage);
 }
 
-/** Events, venues and organizers answer 404 for a page > 1 past the end (contract §5). */
+/** Events, venues and organizers answer 404 for a page > 1 past the end (docs/api.md §5). */
 export function assertPageExists(window: PageWindow, total: number, error: ErrorKey): void {
   if (window.page > 1 && window.page > totalPages(total, window.perPage)) throw new ApiError(error);
 }

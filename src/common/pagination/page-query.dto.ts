@@ -12,7 +12,7 @@ const ToPageSize = () =>
       : (parseInteger(value) ?? value),
   );
 
-/** `page` and `per_page`, shared by every list (contract §5). */
+/** `page` and `per_page`, shared by every list (docs/api.md §5). */
 export class PageQueryDto {
   /** Page of the list to return. */
   // class-validator runs the lowest decorator first: the type check must come last here.

@@ -8,7 +8,7 @@ const zones = new Map<string, Zone>();
 const MAX_CACHED_ZONES = 1000;
 
 /**
- * An IANA zone name or `UTC±H[:MM]` (contract §6); undefined when neither.
+ * An IANA zone name or `UTC±H[:MM]` (docs/api.md §6); undefined when neither.
  * "UTC" itself is accepted as the fixed zero offset.
  */
 export function parseZone(name: unknown): Zone | undefined {
@@ -34,7 +34,7 @@ function resolveZone(name: string): Zone | undefined {
 const WIRE_RE = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
 /**
- * Reads a date in one of the contract's input forms (§1): `YYYY-MM-DD HH:MM:SS`,
+ * Reads a date in one of input forms (docs/api.md §1): `YYYY-MM-DD HH:MM:SS`,
  * `YYYY-MM-DD`, ISO 8601 with or without offset, or unix seconds (digits only).
  * Forms without an offset are wall-clock times in `zone`. The result is in `zone`.
  */

@@ -70,7 +70,7 @@ export function IsIdList(options?: ValidationOptions): PropertyDecorator {
   };
 }
 
-/** One of the contract's date input forms (§1). */
+/** One of date input forms (docs/api.md §1). */
 export function IsDateInput(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     { name: 'isDateInput', validator: { validate: (v) => isDateInput(v) } },

@@ -1,5 +1,5 @@
 /**
- * Pure parsers for the loose input forms the contract accepts (§1). Each
+ * Pure parsers for the loose input forms docs/api.md §1 accepts. Each
  * returns undefined for a value it cannot read, so the caller can report it.
  */
 

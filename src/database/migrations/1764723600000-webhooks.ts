@@ -8,7 +8,7 @@ import {
 } from 'typeorm';
 
 /**
- * Webhooks (contract §15): the endpoints, the outbox of messages written in
+ * Webhooks (docs/api.md §15): the endpoints, the outbox of messages written in
  * the transaction of the change they announce, and one delivery per message
  * and endpoint, claimed by a sender with a lease.
  */

@@ -41,7 +41,7 @@ const ID_OR_NAME_LIST = {
   ],
 };
 
-/** Writable fields of an event (contract §6): the post fields, the title and the event's own. */
+/** Writable fields of an event (docs/api.md §6): the post fields, the title and the event's own. */
 export class CreateEventDto extends PostWriteDto {
   /** The event's title, in the request's language. */
   @IsDefined()

@@ -11,7 +11,7 @@ export class ReadEventQueryDto extends ViewQueryDto {
   password?: string;
 }
 
-/** `DELETE /events/:id` parameters; `password` is accepted and ignored (contract §6). */
+/** `DELETE /events/:id` parameters; `password` is accepted and ignored (docs/api.md §6). */
 export class DeleteEventQueryDto extends DeleteQueryDto {
   /** Accepted for compatibility; deleting needs edit rights, not the password. */
   @IsOptional()

@@ -29,7 +29,7 @@ export interface EventTexts {
 }
 
 /**
- * An event (contract §6). For a password-protected event shown without its
+ * An event (docs/api.md §6). For a password-protected event shown without its
  * password, texts, cost and links are empty and the flags null.
  */
 export class EventRecordDto extends RecordBaseDto {

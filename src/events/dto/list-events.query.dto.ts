@@ -17,7 +17,7 @@ import { PostListQueryDto } from '../../posts/dto/post-query.dto';
 /** Half the Earth's circumference: every point lies within it. */
 const MAX_RADIUS_KM = 20038;
 
-/** `GET /events` parameters (contract §5, §5.1). */
+/** `GET /events` parameters (docs/api.md §5, §5.1). */
 export class ListEventsQueryDto extends PostListQueryDto {
   /** Events starting on or after this date; default yesterday 00:00:00 (SITE_TIMEZONE). */
   @IsOptional()

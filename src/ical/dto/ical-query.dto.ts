@@ -5,7 +5,7 @@ import { ReadEventQueryDto } from '../../events/dto/event-query.dto';
 import { ListEventsQueryDto } from '../../events/dto/list-events.query.dto';
 
 /**
- * `GET /events.ics`: every filter of `GET /events` (contract §14). Not paged:
+ * `GET /events.ics`: every filter of `GET /events` (docs/api.md §14). Not paged:
  * `page` and `per_page` are not parameters of a feed (and ignored if sent).
  */
 export class IcalFeedQueryDto extends OmitType(ListEventsQueryDto, [

@@ -2,7 +2,7 @@ import { IsDefined, IsEmail, IsNotEmpty, IsOptional } from 'class-validator';
 import { AllowEmptyString, IsText, ToTrimmed } from '../../common/validation/decorators';
 import { ContentWriteDto } from '../../posts/dto/content.dto';
 
-/** Writable fields of an organizer (contract §6). */
+/** Writable fields of an organizer (docs/api.md §6). */
 export class CreateOrganizerDto extends ContentWriteDto {
   /** The organizer's name, in the request's language. */
   @IsDefined()

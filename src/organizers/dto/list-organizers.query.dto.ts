@@ -1,4 +1,4 @@
 import { ContentListQueryDto } from '../../posts/dto/content.dto';
 
-/** `GET /organizers` parameters (contract §5, §5.2). */
+/** `GET /organizers` parameters (docs/api.md §5, §5.2). */
 export class ListOrganizersQueryDto extends ContentListQueryDto {}

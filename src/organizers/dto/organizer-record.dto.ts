@@ -1,6 +1,6 @@
 import { ContentRecordDto } from '../../posts/dto/content-record.dto';
 
-/** An organizer (contract §6). */
+/** An organizer (docs/api.md §6). */
 export class OrganizerRecordDto extends ContentRecordDto {
   /** The organizer's name. */
   organizer: string;

@@ -10,7 +10,7 @@ import {
 import { PostListQueryDto } from './post-query.dto';
 import { PostWriteDto } from './post-write.dto';
 
-/** Writable fields venues and organizers share, besides the name (contract §6). */
+/** Writable fields venues and organizers share, besides the name (docs/api.md §6). */
 export class ContentWriteDto extends PostWriteDto {
   /** Contact telephone number. */
   @IsOptional()
@@ -24,7 +24,7 @@ export class ContentWriteDto extends PostWriteDto {
   website?: string;
 }
 
-/** List parameters of venues and organizers (contract §5, §5.2). */
+/** List parameters of venues and organizers (docs/api.md §5, §5.2). */
 export class ContentListQueryDto extends PostListQueryDto {
   /** Words that must all occur in one of the record's searchable fields. */
   @IsOptional()

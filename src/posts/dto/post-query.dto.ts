@@ -5,7 +5,7 @@ import { LanguageQueryDto, ViewQueryDto } from '../../common/dto/language-query.
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { MAX_LIST_ITEMS, ToBoolean, ToStringList } from '../../common/validation/decorators';
 
-/** List parameters every post list has: page, language, context and `status` (contract §4, §5). */
+/** List parameters every post list has: page, language, context and `status` (docs/api.md §4, §5). */
 export class PostListQueryDto extends IntersectionType(PageQueryDto, ViewQueryDto) {
   /** One status, an array or a comma list; only `publish` for anonymous callers. */
   @IsOptional()

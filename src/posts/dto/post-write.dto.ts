@@ -13,10 +13,10 @@ import { parseImageInput } from '../post-fields';
 /** Statuses a write may ask for; `trash` is set by DELETE only. */
 export const WRITABLE_STATUSES = POST_STATUSES.filter((s) => s !== 'trash');
 
-/** A date as text or unix seconds (contract §1). */
+/** A date as text or unix seconds (docs/api.md §1). */
 export const DATE_INPUT = { oneOf: [{ type: 'string' }, { type: 'integer' }] };
 
-/** An http(s) URL or a positive media ID (contract §6); `""`, 0 or null clear it. */
+/** An http(s) URL or a positive media ID (docs/api.md §6); `""`, 0 or null clear it. */
 export function IsImageInput(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     { name: 'isImage', validator: { validate: (v) => parseImageInput(v) !== undefined } },
@@ -26,7 +26,7 @@ export function IsImageInput(options?: ValidationOptions): PropertyDecorator {
 
 /**
  * Writable fields every event, venue and organizer has besides its title
- * (contract §3, §6). Each may be left out (an update keeps it), but `null`
+ * (docs/api.md §3, §6). Each may be left out (an update keeps it), but `null`
  * is checked like any value: only `image` accepts it (it clears the image).
  */
 export class PostWriteDto {

@@ -9,7 +9,7 @@ import {
   ApiStatusProperty,
 } from './schema-helpers';
 
-/** Fields every event, venue and organizer record has (contract §6); the mappers set the wire order. */
+/** Fields every event, venue and organizer record has (docs/api.md §6); the mappers set the wire order. */
 export class RecordBaseDto {
   id: number;
   /** The author's user ID, as a string. */

@@ -7,7 +7,7 @@ import { IsId, IsIdList, ToBoolean, ToIdList, ToInteger } from '../../common/val
 export const TERM_ORDERBY = ['id', 'name', 'slug', 'count', 'description', 'include'] as const;
 export type TermOrderBy = (typeof TERM_ORDERBY)[number];
 
-/** List parameters shared by categories and tags (contract §5.3). */
+/** List parameters shared by categories and tags (docs/api.md §5.3). */
 export class TermListQueryDto extends IntersectionType(PageQueryDto, ViewQueryDto) {
   /** Case-insensitive substring of the name or slug. */
   @IsOptional()

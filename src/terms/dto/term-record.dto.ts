@@ -22,7 +22,7 @@ export interface TermTexts {
   slug: string;
 }
 
-/** An event category or tag (contract §6). */
+/** An event category or tag (docs/api.md §6). */
 export class TermRecordDto {
   id: number;
   /** Published events with this term. */

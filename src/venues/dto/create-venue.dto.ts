@@ -9,7 +9,7 @@ import {
 } from '../../common/validation/decorators';
 import { ContentWriteDto } from '../../posts/dto/content.dto';
 
-/** Writable fields of a venue (contract §6). */
+/** Writable fields of a venue (docs/api.md §6). */
 export class CreateVenueDto extends ContentWriteDto {
   /** The venue's name, in the request's language. */
   @IsDefined()

@@ -1,4 +1,4 @@
 import { ContentListQueryDto } from '../../posts/dto/content.dto';
 
-/** `GET /venues` parameters (contract §5, §5.2). */
+/** `GET /venues` parameters (docs/api.md §5, §5.2). */
 export class ListVenuesQueryDto extends ContentListQueryDto {}

@@ -1,6 +1,6 @@
 import { ContentRecordDto } from '../../posts/dto/content-record.dto';
 
-/** A venue (contract §6). */
+/** A venue (docs/api.md §6). */
 export class VenueRecordDto extends ContentRecordDto {
   /** The venue's name. */
   venue: string;

@@ -1,7 +1,7 @@
 import { Column, Entity } from 'typeorm';
 import { EpochColumn, IdColumn } from '../../database/columns';
 
-/** A receiver registered by an administrator (contract §15). */
+/** A receiver registered by an administrator (docs/api.md §15). */
 @Entity('webhook_endpoints')
 export class WebhookEndpoint {
   @IdColumn()

@@ -119,7 +119,7 @@ export function expectedRecord(
   };
 }
 
-/** A record's keys in the documented order (contract §6): the shared fields around the kind's own. */
+/** A record's keys in the documented order (docs/api.md §6): the shared fields around the kind's own. */
 export function recordKeys(kind: 'venue' | 'organizer', own: string[]): string[] {
   return [
     ...[

@@ -22,7 +22,7 @@ export interface KindInfo {
   /** Permalink path under PUBLIC_SITE_URL/<language>/. */
   permalink: string;
   notFound: 'rest-category-not-found' | 'rest-tag-not-found';
-  /** Roles that may manage this taxonomy (contract §3). */
+  /** Roles that may manage this taxonomy (docs/api.md §3). */
   managers: UserName[];
   /** Signed-in roles that may not. */
   forbidden: UserName[];
@@ -81,7 +81,7 @@ export interface ExpectedTerm {
   translations?: Partial<Record<Language, TermTexts>>;
 }
 
-/** The whole category/tag record of contract §6. */
+/** The whole category/tag record of docs/api.md §6. */
 export function termRecord(kind: TermKind, term: ExpectedTerm): Record<string, unknown> {
   const info = TERM_KINDS[kind];
   const language = term.language ?? 'nl';
@@ -229,7 +229,7 @@ export function useTermApp(): TermSuiteContext {
 }
 
 /**
- * What categories and tags share (contract §2, §3, §5, §5.3, §6, §7, §8),
+ * What categories and tags share (docs/api.md §2, §3, §5, §5.3, §6, §7, §8),
  * run by both suites against their own taxonomy.
  */
 export function describeSharedTermBehaviour(kind: TermKind, ctx: TermSuiteContext): void {

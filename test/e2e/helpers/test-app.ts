@@ -6,6 +6,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { DataSource } from 'typeorm';
 import type { Role } from '../../../src/auth/auth-user';
+import { validateResponses } from './openapi-responses';
 
 export const API = '/calendar/events/v1';
 export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
@@ -71,6 +72,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const { APP_OPTIONS, configureApp } = await import('../../../src/app.setup');
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
   const app = moduleRef.createNestApplication(APP_OPTIONS);
+  // Every response is checked against the live /doc (helpers/openapi-responses.ts).
+  validateResponses(app);
   configureApp(app);
   await app.init();
   const dataSource = app.get(DataSource);

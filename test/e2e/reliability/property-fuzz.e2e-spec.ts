@@ -9,7 +9,7 @@ import { API, createTestApp, TestApp, UserName } from '../helpers/test-app';
  * numbers, nesting) plus unknown keys; list queries use the documented
  * parameter names with arbitrary values, arrays and nested objects.
  *
- * Properties: never a 5xx; every 4xx is the contract's error body (§8) with
+ * Properties: never a 5xx; every 4xx is error body (docs/api.md §8) with
  * data.status equal to the HTTP status and nothing internal in it; a 4xx
  * write changes nothing (row counts of every table, and the target record of
  * an update); a list request never writes.
@@ -168,7 +168,7 @@ const COMMON: Record<string, fc.Arbitrary<unknown>> = {
   language: fc.constantFrom('nl', 'en'),
 };
 
-/** Valid-looking values of each resource's documented write fields (contract §6). */
+/** Valid-looking values of each resource's documented write fields (docs/api.md §6). */
 const FIELDS: Record<Kind, Record<string, fc.Arbitrary<unknown>>> = {
   events: {
     ...COMMON,
@@ -261,7 +261,7 @@ const REQUIRED: Record<Kind, string[]> = {
   tags: ['name'],
 };
 
-/** Documented list parameters (contract §5) for each resource. */
+/** Documented list parameters (docs/api.md §5) for each resource. */
 const PAGE = ['page', 'per_page', 'language', 'context'];
 const CONTENT_LIST = [...PAGE, 'search', 'status', 'event', 'has_events', 'only_with_upcoming'];
 const TERM_LIST = [

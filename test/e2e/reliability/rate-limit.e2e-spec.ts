@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 import { API, createTestApp, errorBody, TestApp } from '../helpers/test-app';
 
 /*
- * Rate limiting per client (contract §8, §10): RATE_LIMIT_PER_MINUTE requests
+ * Rate limiting per client (docs/api.md §8, §10): RATE_LIMIT_PER_MINUTE requests
  * per client per minute across all routes, then 429 rest_too_many_requests with
  * Retry-After; health probes never count; 0 turns it off. With REDIS_URL,
  * several instances share one budget; when Redis is down the service answers

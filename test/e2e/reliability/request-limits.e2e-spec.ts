@@ -1,7 +1,7 @@
 import { API, createTestApp, errorBody, TestApp } from '../helpers/test-app';
 
 /*
- * Query size limits (contract §8): every parameter is bounded by validation,
+ * Query size limits (docs/api.md §8): every parameter is bounded by validation,
  * the query parser reads at most 1,000 parameters, and Node itself refuses a
  * request line and headers over 16 KiB before the application sees them.
  */

@@ -1,0 +1,389 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { ERROR_STATUS, wireCode } from '../common/errors/error-codes';
+
+/*
+ * The last pass over the generated OpenAPI document, so it says exactly what
+ * the service does (docs/api.md): per-operation security, every error status
+ * with the error body, response headers, integers, dates, input shapes, and
+ * closed record schemas. Rules that hold for every route live here once,
+ * instead of on each of ~50 handlers.
+ */
+
+type Schema = Record<string, any>;
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/** Numbers that may have a fraction; every other `number` of the document is an integer. */
+const DECIMALS = new Set([
+  'geo_lat',
+  'geo_lng',
+  'geoloc_lat',
+  'geoloc_lng',
+  'geoloc_radius',
+  'values',
+]);
+
+/** Record fields in the wire date format. */
+const WIRE_DATES = new Set([
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'start_date',
+  'end_date',
+  'utc_start_date',
+  'utc_end_date',
+]);
+const WIRE_DATE = {
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$',
+  example: '2030-06-01 20:00:00',
+};
+
+/** A date as accepted on input (docs/api.md, "General"). */
+const DATE_INPUT = {
+  oneOf: [
+    {
+      type: 'string',
+      description:
+        '`YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD` (midnight), ISO 8601 with or without offset, or unix seconds as digits',
+      example: '2030-06-01 20:00:00',
+    },
+    { type: 'integer', description: 'Unix seconds', example: 1906574400 },
+  ],
+};
+
+/** An image as accepted on input: a URL, a media ID, or a value that clears it. */
+const IMAGE_INPUT = {
+  description: 'An http(s) URL or a positive media ID; `""`, `0`, `false` or `null` clear it.',
+  oneOf: [
+    {
+      type: 'string',
+      nullable: true,
+      description: 'http(s) URL; "" or null clear it',
+      example: 'https://example.org/poster.jpg',
+    },
+    { type: 'integer', minimum: 0, description: 'Media ID, or 0 to clear', example: 12 },
+    { type: 'boolean', enum: [false], description: 'Clears the image' },
+  ],
+};
+
+/** Record schemas whose every field is listed: a response with another field is a defect. */
+const CLOSED_SCHEMAS = [
+  'TermUrlsDto',
+  'TermRecordDto',
+  'VenueRecordDto',
+  'OrganizerRecordDto',
+  'EventRecordDto',
+  'DateDetailsDto',
+  'CostDetailsDto',
+  'ImageDto',
+  'ErrorBodyDto',
+  'ErrorDataDto',
+];
+
+const HEADERS: Record<string, Schema> = {
+  'X-Request-Id': {
+    description: 'The request ID: a valid incoming `X-Request-Id` echoed, else a new UUID.',
+    required: true,
+    schema: { type: 'string', example: '3f1c2a9e-8a51-4f57-9d0b-0c1f2f6b8e21' },
+  },
+  'X-Total': {
+    description: 'Matches the caller may see.',
+    required: true,
+    schema: { type: 'integer', minimum: 0, example: 42 },
+  },
+  'X-TotalPages': {
+    description: 'Pages of `per_page` items.',
+    required: true,
+    schema: { type: 'integer', minimum: 0, example: 5 },
+  },
+  Link: {
+    description: 'The next and previous pages (`rel="next"`, `rel="prev"`), when there are any.',
+    schema: { type: 'string' },
+  },
+  Location: {
+    description: 'The URL of the created record.',
+    required: true,
+    schema: { type: 'string', format: 'uri' },
+  },
+  'WWW-Authenticate': {
+    description: '`Bearer`.',
+    required: true,
+    schema: { type: 'string', example: 'Bearer' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again.',
+    schema: { type: 'integer', example: 5 },
+  },
+  'X-RateLimit-Limit': {
+    description: 'Requests per client per minute (when rate limiting is on).',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current minute (when rate limiting is on).',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Reset': {
+    description: 'Seconds until the budget is full again (when rate limiting is on).',
+    schema: { type: 'integer' },
+  },
+};
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** Headers every response may carry. */
+const COMMON_HEADERS = [
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+];
+
+const ERROR_STATUSES = [...new Set(Object.values(ERROR_STATUS))].sort((a, b) => a - b);
+
+/** Codes per status, for the error responses' descriptions. */
+function codesOf(status: number): string[] {
+  const codes = Object.entries(ERROR_STATUS)
+    .filter(([, s]) => s === status)
+    .map(([key]) => wireCode(key as keyof typeof ERROR_STATUS));
+  return [...new Set(codes)];
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Not authenticated (missing, invalid or expired token where one is needed)',
+  403: 'Not allowed',
+  404: 'Not found',
+  410: 'In the trash',
+  413: 'Body larger than 1 MiB',
+  415: 'Body neither JSON nor a form',
+  429: 'Too many requests',
+  500: 'Unexpected error',
+  503: 'Unavailable (database unreachable or request time-out)',
+};
+
+/** Statuses an operation can answer besides its success. */
+function errorStatusesOf(path: string, hasBody: boolean): number[] {
+  const statuses = new Set<number>([400, 401, 404, 429, 500, 503]);
+  const single = path.includes('{');
+  // Every route but the index and this document checks who may see or change what.
+  if (path !== '/' && path !== '/doc') statuses.add(403);
+  if (single && path !== '/categories/{id}' && path !== '/tags/{id}') statuses.add(410);
+  if (hasBody) {
+    statuses.add(413);
+    statuses.add(415);
+  }
+  return [...statuses].sort((a, b) => a - b);
+}
+
+export function finishOpenApi(document: OpenAPIObject): void {
+  const components = (document.components ??= {}) as Schema;
+  components.headers = { ...(components.headers ?? {}), ...HEADERS };
+  components.responses = { ...(components.responses ?? {}) };
+  for (const status of ERROR_STATUSES) {
+    components.responses[`Error${status}`] = errorResponse(status);
+  }
+  const schemas = components.schemas as Record<string, Schema>;
+  fixSchemas(schemas);
+
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const operation = (item as Schema)[method] as Schema | undefined;
+      if (!operation) continue;
+      fixOperation(path, method, operation);
+    }
+  }
+  walk(document, fixNumbers);
+}
+
+function errorResponse(status: number): Schema {
+  const headers: Schema = Object.fromEntries(COMMON_HEADERS.map((name) => [name, header(name)]));
+  if (status === 401) headers['WWW-Authenticate'] = header('WWW-Authenticate');
+  if (status === 429) headers['Retry-After'] = { ...header('Retry-After') };
+  if (status === 503) headers['Retry-After'] = header('Retry-After');
+  return {
+    description: `${STATUS_TEXT[status] ?? 'Error'}: ${codesOf(status)
+      .map((c) => `\`${c}\``)
+      .join(', ')}`,
+    headers,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBodyDto' } } },
+  };
+}
+
+function fixOperation(path: string, method: string, operation: Schema): void {
+  // Public reads take an optional token: context=edit and unpublished records need one.
+  if (!operation.security) operation.security = [{}, { bearer: [] }];
+
+  const hasBody = Boolean(operation.requestBody);
+  const responses: Schema = {};
+  for (const [status, response] of Object.entries(operation.responses as Schema)) {
+    if (status === 'default') continue;
+    const headers: Schema = Object.fromEntries(COMMON_HEADERS.map((name) => [name, header(name)]));
+    if (status === '201') headers.Location = header('Location');
+    if (isList(response)) {
+      headers['X-Total'] = header('X-Total');
+      headers['X-TotalPages'] = header('X-TotalPages');
+      headers.Link = header('Link');
+    }
+    responses[status] = {
+      ...response,
+      description: response.description || (status === '201' ? 'Created' : 'OK'),
+      headers: { ...(response.headers ?? {}), ...headers },
+    };
+  }
+  for (const status of errorStatusesOf(path, hasBody)) {
+    responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
+  }
+  operation.responses = responses;
+
+  for (const parameter of (operation.parameters ?? []) as Schema[]) {
+    fixParameter(parameter);
+  }
+  const body = operation.requestBody?.content?.['application/json'];
+  if (body) {
+    // Forms are read like JSON (WordPress clients send them).
+    operation.requestBody.content['application/x-www-form-urlencoded'] = { schema: body.schema };
+  }
+}
+
+function isList(response: Schema): boolean {
+  const schema = response.content?.['application/json']?.schema;
+  return Boolean(schema?.properties?.total_pages);
+}
+
+function fixParameter(parameter: Schema): void {
+  const schema = parameter.schema as Schema | undefined;
+  if (!schema) return;
+  if (parameter.in === 'path' && parameter.name === 'id') {
+    parameter.schema = {
+      type: 'integer',
+      minimum: 0,
+      description: 'Any run of digits; one that names no record is not found.',
+    };
+    parameter.example = 1;
+  }
+  if (parameter.in === 'path' && parameter.name === 'slug') {
+    parameter.schema = { type: 'string', minLength: 1, example: 'jazz-in-het-park' };
+  }
+  if (parameter.in === 'query' && schema.type === 'array') {
+    // Sent as a comma list (`include=1,2`); `a[]=1&a[]=2` and `a=1&a=2` work as well.
+    parameter.style = 'form';
+    parameter.explode = false;
+    schema.maxItems ??= 100;
+  }
+  if (
+    parameter.in === 'query' &&
+    schema.type === 'string' &&
+    /(^|_)(date|before|after)$/.test(parameter.name)
+  ) {
+    Object.assign(schema, {
+      description:
+        '`YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without offset, or unix seconds',
+      example: '2030-06-01',
+    });
+  }
+}
+
+function fixSchemas(schemas: Record<string, Schema>): void {
+  for (const [name, schema] of Object.entries(schemas)) {
+    const properties = (schema.properties ?? {}) as Record<string, Schema>;
+    const isInput = /^(Create|Update)/.test(name);
+    for (const [field, property] of Object.entries(properties)) {
+      if (isInput && field === 'image') properties[field] = { ...IMAGE_INPUT };
+      if (isInput && (field === 'date' || field === 'date_utc') && property.type === 'object')
+        properties[field] = { ...DATE_INPUT };
+      if (isInput && property.oneOf && WIRE_DATES.has(field))
+        properties[field] = { ...DATE_INPUT, description: property.description };
+      if (!isInput && WIRE_DATES.has(field) && property.type === 'string')
+        properties[field] = { ...property, ...WIRE_DATE };
+      if (!isInput && (field === 'url' || field === 'rest_url'))
+        properties[field] = { ...property, format: 'uri' };
+    }
+  }
+  // Inline venues and organizers of an event write: `{id}` or the fields of a new one.
+  for (const [name, kind] of [
+    ['venue', 'CreateVenueDto'],
+    ['organizer', 'CreateOrganizerDto'],
+  ] as const) {
+    for (const input of ['CreateEventDto', 'UpdateEventDto']) {
+      const property = schemas[input]?.properties?.[name] as Schema | undefined;
+      if (property) walk(property, (node) => inlineObject(node, kind));
+    }
+  }
+  // An empty currency_position (no cost) is no enum member: a pattern keeps generated enums valid.
+  const position = schemas.CostDetailsDto?.properties?.currency_position as Schema | undefined;
+  if (position) {
+    delete position.enum;
+    Object.assign(position, {
+      type: 'string',
+      pattern: '^(prefix|postfix)?$',
+      description: '`prefix` or `postfix`; `""` when the cost has no currency.',
+      example: 'prefix',
+    });
+  }
+  const data = schemas.ErrorDataDto;
+  if (data?.properties) {
+    data.properties.status = {
+      type: 'integer',
+      description: 'The HTTP status, equal to the response status.',
+    };
+    data.properties.params = {
+      description:
+        '`rest_missing_callback_param`: the missing names; `rest_invalid_param`: name → reason.',
+      oneOf: [
+        { type: 'array', items: { type: 'string' } },
+        { type: 'object', additionalProperties: { type: 'string' } },
+      ],
+    };
+  }
+  for (const name of CLOSED_SCHEMAS) {
+    if (schemas[name]) schemas[name].additionalProperties = false;
+  }
+}
+
+/** An untyped object branch of an event's venue/organizer input: `{id}` or a new record. */
+function inlineObject(node: Schema, kind: string): void {
+  const branches = node.oneOf as Schema[] | undefined;
+  if (!branches) return;
+  node.oneOf = branches.flatMap((branch) =>
+    branch.type === 'object' && !branch.properties && !branch.$ref
+      ? [
+          {
+            type: 'object',
+            required: ['id'],
+            properties: { id: { type: 'integer', minimum: 1 } },
+            description: 'An existing record by ID',
+          },
+          { $ref: `#/components/schemas/${kind}` },
+        ]
+      : [branch],
+  );
+}
+
+/** `number` → `integer` everywhere but for the known decimals. */
+function fixNumbers(schema: Schema, key: string | undefined): void {
+  if (schema.type === 'number' && !(key && DECIMALS.has(key))) schema.type = 'integer';
+}
+
+/** Calls `visit` on every object of the document with the property name it sits under. */
+function walk(
+  node: unknown,
+  visit: (schema: Schema, key: string | undefined) => void,
+  key?: string,
+): void {
+  if (Array.isArray(node)) {
+    for (const item of node) walk(item, visit, key);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const schema = node as Schema;
+  // A parameter's schema sits under its name.
+  const name = typeof schema.name === 'string' && schema.in ? schema.name : undefined;
+  visit(schema, key);
+  for (const [child, value] of Object.entries(schema)) {
+    const under =
+      child === 'items' || child === 'schema' || child === 'oneOf' ? (name ?? key) : child;
+    walk(value, visit, child === 'properties' ? undefined : under);
+  }
+}

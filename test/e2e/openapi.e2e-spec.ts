@@ -1,0 +1,220 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ResponseValidator } from './helpers/openapi-responses';
+import { API, createTestApp, TestApp } from './helpers/test-app';
+
+/*
+ * The OpenAPI document at {api}/doc is what clients are generated from:
+ * Redocly's recommended rules pass with no error, and the response check
+ * every e2e test runs (helpers/openapi-responses.ts) reports each kind of drift.
+ */
+
+type Schema = Record<string, any>;
+
+const onSqlite = process.env.TEST_ENGINE === 'mysql' ? describe.skip : describe;
+
+describe('/doc', () => {
+  let t: TestApp;
+  let doc: Schema;
+  beforeAll(async () => {
+    t = await createTestApp();
+    doc = (await t.http().get(`${API}/doc`).expect(200)).body;
+  });
+  afterAll(() => t?.close());
+
+  onSqlite('Redocly lint', () => {
+    it('finds no error with the recommended rules (redocly.yaml)', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'calendar-doc-'));
+      try {
+        const file = join(dir, 'openapi.json');
+        writeFileSync(file, JSON.stringify(doc));
+        const root = resolve(__dirname, '../..');
+        const run = spawnSync(
+          process.execPath,
+          [
+            require.resolve('@redocly/cli/bin/cli.js'),
+            'lint',
+            file,
+            '--config',
+            join(root, 'redocly.yaml'),
+          ],
+          { cwd: root, encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
+        );
+        const output = `${run.stdout}${run.stderr}`;
+        expect(output).toMatch(/Woohoo! Your API description is valid|validated in/);
+        expect({ status: run.status, errors: output.match(/error\s+\S+.*$/gm) ?? [] }).toEqual({
+          status: 0,
+          errors: [],
+        });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 120000);
+  });
+
+  it('asks for a token on writes and takes an optional one on public reads', () => {
+    expect(doc.paths['/events'].post.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths['/events/{id}'].delete.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths['/events'].get.security).toEqual([{}, { bearer: [] }]);
+    expect(doc.paths['/events/by-slug/{slug}'].get.security).toEqual([{}, { bearer: [] }]);
+  });
+
+  it('lists every error status with the error body and no catch-all', () => {
+    const read = doc.paths['/events/{id}'].get.responses;
+    expect(Object.keys(read)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '410',
+      '429',
+      '500',
+      '503',
+    ]);
+    const create = doc.paths['/events'].post.responses;
+    expect(Object.keys(create)).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '404',
+      '413',
+      '415',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(doc.components.responses.Error404).toEqual({
+      description: expect.stringContaining('`rest-event-not-found`'),
+      headers: expect.objectContaining({
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+      }),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBodyDto' } } },
+    });
+    expect(doc.components.responses.Error401.headers['WWW-Authenticate']).toBeDefined();
+    expect(doc.components.responses.Error429.headers['Retry-After']).toBeDefined();
+  });
+
+  it('declares the list, create and request-ID headers', () => {
+    const list = doc.paths['/events'].get.responses['200'].headers;
+    expect(Object.keys(list)).toEqual(
+      expect.arrayContaining(['X-Total', 'X-TotalPages', 'Link', 'X-Request-Id']),
+    );
+    expect(doc.paths['/venues'].post.responses['201'].headers.Location).toEqual({
+      $ref: '#/components/headers/Location',
+    });
+    expect(doc.components.headers['X-Total']).toMatchObject({
+      required: true,
+      schema: { type: 'integer' },
+    });
+  });
+
+  it('types IDs as integers, dates with a format, inputs with every shape they take', () => {
+    const documented = JSON.stringify(doc);
+    const idParam = doc.paths['/events/{id}'].get.parameters.find((p: Schema) => p.name === 'id');
+    expect(idParam.schema.type).toBe('integer');
+    expect(doc.components.schemas.EventRecordDto.properties.id.type).toBe('integer');
+    expect(doc.components.schemas.TermRecordDto.properties.parent.type).toBe('integer');
+    expect(doc.components.schemas.EventRecordDto.properties.start_date).toMatchObject({
+      pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$',
+      example: '2030-06-01 20:00:00',
+    });
+    expect(doc.components.schemas.VenueRecordDto.properties.geo_lat.type).toBe('number');
+    for (const name of ['CreateEventDto', 'UpdateVenueDto', 'CreateOrganizerDto']) {
+      const image = doc.components.schemas[name].properties.image;
+      expect(image.oneOf.map((s: Schema) => s.type)).toEqual(['string', 'integer', 'boolean']);
+      expect(doc.components.schemas[name].properties.date.oneOf.map((s: Schema) => s.type)).toEqual(
+        ['string', 'integer'],
+      );
+    }
+    const include = doc.paths['/events'].get.parameters.find((p: Schema) => p.name === 'include');
+    expect(include).toMatchObject({
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', items: { type: 'integer' } },
+    });
+    expect(documented).not.toContain('"type":"number","description":"ID');
+  });
+
+  it('gives currency_position no empty enum value and rest_missing_callback_param its array params', () => {
+    const position = doc.components.schemas.CostDetailsDto.properties.currency_position;
+    expect(position.enum).toBeUndefined();
+    expect(position.pattern).toBe('^(prefix|postfix)?$');
+    expect(doc.components.schemas.ErrorDataDto.properties.params.oneOf).toEqual([
+      { type: 'array', items: { type: 'string' } },
+      { type: 'object', additionalProperties: { type: 'string' } },
+    ]);
+  });
+
+  it('describes the index and its own answer', () => {
+    expect(doc.paths['/'].get.responses['200'].content['application/json'].schema).toMatchObject({
+      required: ['namespace', 'routes', '_links'],
+    });
+    expect(doc.paths['/doc'].get.responses['200'].content['application/json'].schema).toMatchObject(
+      {
+        required: ['openapi', 'info', 'paths', 'components', 'servers'],
+      },
+    );
+  });
+
+  describe('the response check of every e2e test', () => {
+    const response = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
+      method: 'GET',
+      url: `${API}/tags/1`,
+      status,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'x-request-id': 'r1',
+        ...headers,
+      },
+      body: Buffer.from(JSON.stringify(body)),
+    });
+    let validator: ResponseValidator;
+    let tag: Schema;
+    beforeAll(async () => {
+      validator = new ResponseValidator(doc, API);
+      await t.reset();
+      await t
+        .http()
+        .post(`${API}/tags`)
+        .set('Authorization', t.auth.editor)
+        .send({ name: 'Jazz' })
+        .expect(201);
+      tag = (await t.http().get(`${API}/tags/1`).expect(200)).body;
+    });
+
+    it('accepts a documented response', () => {
+      expect(validator.check(response(200, tag))).toEqual([]);
+    });
+
+    it('names the operation and status of an undeclared status', () => {
+      expect(validator.check(response(418, tag))).toEqual([
+        expect.stringMatching(
+          /^GET \/calendar\/events\/v1\/tags\/1 → 418: status 418 is not declared for GET \/tags\/\{id\}/,
+        ),
+      ]);
+    });
+
+    it('names an undeclared field and a wrong type by their place in the body', () => {
+      expect(validator.check(response(200, { ...tag, colour: 'red', count: '1' }))).toEqual(
+        expect.arrayContaining([
+          `GET ${API}/tags/1 → 200: GET /tags/{id} 200: body must NOT have additional properties (undeclared field "colour")`,
+          `GET ${API}/tags/1 → 200: GET /tags/{id} 200: body/count must be integer`,
+        ]),
+      );
+    });
+
+    it('reports a missing required header and an undocumented route', () => {
+      const { 'x-request-id': _id, ...headers } = response(200, tag).headers;
+      expect(validator.check({ ...response(200, tag), headers })).toEqual([
+        `GET ${API}/tags/1 → 200: GET /tags/{id} 200 declares header X-Request-Id, which is missing`,
+      ]);
+      expect(validator.check({ ...response(200, []), url: `${API}/colours` })).toEqual([
+        `GET ${API}/colours → 200: no operation in /doc for GET /colours`,
+      ]);
+    });
+  });
+});
