@@ -613,11 +613,18 @@ describe('documentation', () => {
   it('lists the routes in the index and /doc with text/calendar answers', async () => {
     const doc = (await api.get('/doc').expect(200)).body;
     for (const path of ['/events.ics', '/events/{id}.ics', '/events/by-slug/{slug}.ics']) {
+      const requestId = expect.objectContaining({
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+      });
       expect(doc.paths[path].get.responses['200']).toEqual({
         description: expect.any(String),
+        headers: requestId,
         content: { 'text/calendar': { schema: { type: 'string' } } },
       });
-      expect(doc.paths[path].get.responses['304']).toEqual({ description: expect.any(String) });
+      expect(doc.paths[path].get.responses['304']).toEqual({
+        description: expect.any(String),
+        headers: requestId,
+      });
     }
     const feedParams = doc.paths['/events.ics'].get.parameters as Array<Record<string, any>>;
     expect(feedParams.find((p) => p.name === 'start_date')?.description).toMatch(/30 days/);

@@ -151,8 +151,18 @@ export class ResponseValidator {
           `${where}: ${name} ${response.status} declares header ${header}, which is missing`,
         );
     }
-    const schema = declared.content?.['application/json']?.schema as Schema | undefined;
+    const content = (declared.content ?? {}) as Record<string, Schema>;
+    const schema = content['application/json']?.schema as Schema | undefined;
     if (response.method === 'HEAD') return problems;
+    const type = String(response.headers['content-type'] ?? '').split(';')[0];
+    if (!schema && Object.keys(content).length > 0) {
+      // Another declared media type (text/calendar): the type must be one of those declared.
+      if (response.body.length > 0 && !(type in content))
+        problems.push(
+          `${where}: ${name} ${response.status} declares ${Object.keys(content).join(', ')}, got "${type}"`,
+        );
+      return problems;
+    }
     if (!schema) {
       if (response.body.length > 0)
         problems.push(`${where}: ${name} ${response.status} declares no body, but one was sent`);
