@@ -141,7 +141,8 @@ const EVENT_COLUMNS = [
   'id', 'author_id', 'status', 'published_at', 'modified_at', 'image_id', 'image_url',
   'timezone', 'start_local', 'end_local', 'start_at', 'end_at', 'all_day', 'cost', 'website',
   'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'ticketed',
-  'parent_id', 'password_hash', 'venue_id',
+  'parent_id', 'password_hash', 'venue_id', 'recurrence', 'series_id', 'occurrence_date',
+  'detached', 'materialized_until',
 ];
 const POST_COLUMNS = ['id', 'author_id', 'status', 'published_at', 'modified_at', 'image_id', 'image_url'];
 const VENUE_COLUMNS = [
@@ -347,6 +348,11 @@ function eventsFromRows(rows: Row[]): Map<number, Event> {
         parentId: numOrNull(row.r_parent_id),
         passwordHash: str(row.r_password_hash),
         venueId: numOrNull(row.r_venue_id),
+        recurrence: str(row.r_recurrence),
+        seriesId: numOrNull(row.r_series_id),
+        occurrenceDate: str(row.r_occurrence_date),
+        detached: bool(row.r_detached),
+        materializedUntil: str(row.r_materialized_until),
         translations: [],
       }) as unknown as Event,
     (row) =>

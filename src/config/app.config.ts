@@ -35,6 +35,7 @@ export const appConfig = registerAs('app', () => {
     defaultLanguage: (env('DEFAULT_LANGUAGE') ?? 'nl') as Language,
     siteTimezone: env('SITE_TIMEZONE') ?? 'UTC',
     maxPerPage: Number(env('MAX_PER_PAGE') ?? 50),
+    recurrenceHorizonMonths: Number(env('RECURRENCE_HORIZON_MONTHS') ?? 24),
     rateLimitPerMinute: Number(env('RATE_LIMIT_PER_MINUTE') ?? 1200),
     redisUrl: env('REDIS_URL'),
     corsOrigins: (env('CORS_ORIGINS') ?? '')

@@ -101,6 +101,13 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @Transform(toInt)
+  @IsInt({ message: 'RECURRENCE_HORIZON_MONTHS must be an integer between 1 and 120' })
+  @Min(1, { message: 'RECURRENCE_HORIZON_MONTHS must be an integer between 1 and 120' })
+  @Max(120, { message: 'RECURRENCE_HORIZON_MONTHS must be an integer between 1 and 120' })
+  RECURRENCE_HORIZON_MONTHS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
   @IsInt({ message: 'RATE_LIMIT_PER_MINUTE must be a whole number (0 turns limiting off)' })
   @Min(0, { message: 'RATE_LIMIT_PER_MINUTE must be a whole number (0 turns limiting off)' })
   RATE_LIMIT_PER_MINUTE?: number;

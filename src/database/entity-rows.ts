@@ -172,3 +172,38 @@ function hydrate(
   });
   return entity;
 }
+
+/**
+ * Inserts rows in one plain `INSERT … VALUES (…), (…)` of the given
+ * properties, converted as TypeORM would (column transformers; booleans as
+ * 1/0, which both drivers accept): for bulk writes, where the query builder
+ * spent longer building the statement than the database took to run it.
+ * Inside a transaction pass its manager.
+ */
+export async function insertRows<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  properties: ReadonlyArray<keyof E & string>,
+  rows: ReadonlyArray<Partial<E>>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const shape = shapeOf(manager, target);
+  const { driver } = manager.connection;
+  const columns = properties.map((property) => columnOf(shape, property));
+  const row = `(${placeholders(columns.length)})`;
+  const sql =
+    `INSERT INTO ${driver.escape(shape.metadata.tableName)} ` +
+    `(${columns.map((column) => driver.escape(column.databaseName)).join(', ')}) ` +
+    `VALUES ${rows.map(() => row).join(', ')}`;
+  const params = rows.flatMap((values) =>
+    columns.map((column) => {
+      const transformer = Array.isArray(column.transformer) ? undefined : column.transformer;
+      const value: unknown = transformer
+        ? transformer.to(values[column.propertyName])
+        : values[column.propertyName];
+      if (typeof value === 'boolean') return value ? 1 : 0;
+      return value ?? null;
+    }),
+  );
+  await manager.query(sql, params);
+}

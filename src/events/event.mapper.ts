@@ -90,6 +90,8 @@ export function mapEvent(event: Event, links: EventLinks, options: EventMapOptio
     featured: flag(event.featured),
     ticketed: flag(event.ticketed),
     post_parent: event.parentId ?? 0,
+    series_id: event.seriesId,
+    recurrence: event.recurrence === null ? null : (JSON.parse(event.recurrence) as string[]),
     password_protected: event.passwordHash !== null,
     categories: blank ? [] : links.categories,
     tags: blank ? [] : links.tags,

@@ -5,12 +5,13 @@ import { VenuesModule } from '../venues/venues.module';
 import { EventsController } from './events.controller';
 import { EventRecordsService } from './event-records.service';
 import { EventsService } from './events.service';
+import { RecurrenceService } from './recurrence/recurrence.service';
 
 /** Events, embedding and linking the venues, organizers and terms of their modules. */
 @Module({
   imports: [TermsModule, VenuesModule, OrganizersModule],
   controllers: [EventsController],
-  providers: [EventsService, EventRecordsService],
+  providers: [EventsService, EventRecordsService, RecurrenceService],
   exports: [EventsService, EventRecordsService],
 })
 export class EventsModule {}

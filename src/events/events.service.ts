@@ -41,6 +41,7 @@ import {
 } from './event-store';
 import { eventColumns } from './event-write';
 import type { EventRecord } from './event.mapper';
+import { RecurrenceService } from './recurrence/recurrence.service';
 
 /** Up to this offset a list reads its page beside its total (see list). */
 const PARALLEL_PAGE_MAX_OFFSET = 10_000;
@@ -59,6 +60,7 @@ export class EventsService {
     private readonly organizers: OrganizersService,
     private readonly counts: CountCacheService,
     private readonly records: EventRecordsService,
+    private readonly recurrence: RecurrenceService,
   ) {
     this.passwordKey = passwordKey(config.auth.jwtSecret);
     this.writeSettings = { siteZone: config.siteTimezone, passwordKey: this.passwordKey };
@@ -167,6 +169,7 @@ export class EventsService {
       ...eventColumns(input, undefined, this.writeSettings),
       ...postColumns(input, ctx, this.config.siteTimezone, true),
     };
+    const recurrence = this.recurrence.columnOf(input.recurrence, columns.timezone as string);
     const id = await writeTransaction(this.dataSource, async (manager) => {
       const links = await this.resolveLinks(manager, input, ctx);
       await lockTermsForCount(manager, [...(links.categoryIds ?? []), ...(links.tagIds ?? [])]);
@@ -179,6 +182,10 @@ export class EventsService {
       await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await writeEventLinks(manager, event.id, links, true);
       await adjustTermCounts(manager, [], await countedTermsOf(manager, event.id));
+      if (recurrence) {
+        await manager.update(Event, event.id, { recurrence });
+        await this.recurrence.afterSeriesWrite(manager, event.id, false);
+      }
       recordChanges(manager, [{ kind: 'event', id: event.id, action: 'created' }]);
       return event.id;
     });
@@ -209,10 +216,20 @@ export class EventsService {
       const parentId = await this.resolveParent(manager, input.post_parent, event.id);
       if (links.venueId !== undefined) columns.venueId = links.venueId;
       if (parentId !== undefined) columns.parentId = parentId;
+      const isOccurrence = event.seriesId !== null && event.seriesId !== event.id;
+      if (isOccurrence) Object.assign(columns, this.recurrence.occurrenceColumns(input.recurrence));
+      const recurrence = isOccurrence
+        ? undefined
+        : this.recurrence.columnOf(input.recurrence, columns.timezone ?? event.timezone);
+      if (recurrence !== undefined) columns.recurrence = recurrence;
+      if (recurrence === null) columns.seriesId = null;
       await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await manager.update(Event, event.id, { ...columns, revision: () => 'revision + 1' });
       await writeEventLinks(manager, event.id, links);
       await adjustTermCounts(manager, counted, await countedTermsOf(manager, event.id));
+      if (!isOccurrence && (event.recurrence !== null || recurrence)) {
+        await this.recurrence.afterSeriesWrite(manager, event.id, event.recurrence !== null);
+      }
       recordChanges(manager, [{ kind: 'event', id: event.id, action: 'updated' }]);
     });
     return this.reload(current.id, ctx);
@@ -241,6 +258,7 @@ export class EventsService {
           revision: () => 'revision + 1',
         });
         await adjustTermCounts(manager, counted, []);
+        await this.removeFromSeries(manager, event);
         recordChanges(manager, [
           { kind: 'event', id: event.id, action: 'deleted', permanent: false },
         ]);
@@ -251,6 +269,7 @@ export class EventsService {
     await writeTransaction(this.dataSource, async (manager) => {
       await lockEventRow(manager, event.id);
       const counted = await countedTermsOf(manager, event.id);
+      await this.removeFromSeries(manager, event, true);
       // Its child events lose their `post_parent`.
       const children = await manager.find(Event, {
         where: { parentId: event.id },
@@ -305,6 +324,17 @@ export class EventsService {
       linked,
     );
     return events.map((event, i) => ({ event, record: records[i] }));
+  }
+
+  /**
+   * Deleting an event of a series (contract §16): the series takes all its
+   * occurrences with it; one occurrence becomes an EXDATE of its series.
+   */
+  private async removeFromSeries(manager: EntityManager, event: Event, force = false) {
+    if (event.seriesId === null) return;
+    if (event.seriesId !== event.id) return this.recurrence.excludeOccurrence(manager, event);
+    if (force) return this.recurrence.deleteAllOccurrences(manager, event.id);
+    return this.recurrence.trashOccurrences(manager, event.id);
   }
 
   /** Protected, and the caller neither may edit it nor sent its password. */

@@ -221,6 +221,46 @@ export const REASON_MESSAGES = {
     en: '{name} cannot be the event itself.',
     nl: '{name} kan niet het evenement zelf zijn.',
   },
+  recurrenceLine: {
+    en: '{name} line {line} ("{part}") is not an RRULE, RDATE or EXDATE line.',
+    nl: '{name} regel {line} ("{part}") is geen RRULE-, RDATE- of EXDATE-regel.',
+  },
+  recurrencePart: {
+    en: '{name} line {line}: "{part}" is not valid.',
+    nl: '{name} regel {line}: "{part}" is ongeldig.',
+  },
+  recurrenceFiner: {
+    en: '{name} line {line}: "{part}" is not supported: every occurrence has the time of day of the event.',
+    nl: '{name} regel {line}: "{part}" wordt niet ondersteund: elke herhaling heeft het tijdstip van het evenement.',
+  },
+  recurrenceNoFreq: {
+    en: '{name} line {line}: the RRULE has no FREQ.',
+    nl: '{name} regel {line}: de RRULE heeft geen FREQ.',
+  },
+  recurrenceCountUntil: {
+    en: '{name} line {line}: COUNT and UNTIL cannot be used together.',
+    nl: '{name} regel {line}: COUNT en UNTIL kunnen niet samen worden gebruikt.',
+  },
+  recurrenceSecondRule: {
+    en: '{name} line {line}: only one RRULE is allowed.',
+    nl: '{name} regel {line}: er is maar één RRULE toegestaan.',
+  },
+  recurrenceNever: {
+    en: '{name} line {line}: the rule never gives a date ("{part}").',
+    nl: '{name} regel {line}: de regel levert nooit een datum op ("{part}").',
+  },
+  recurrenceDate: {
+    en: '{name} line {line}: "{part}" is not a valid date or date-time.',
+    nl: '{name} regel {line}: "{part}" is geen geldige datum of datum-tijd.',
+  },
+  recurrenceOnOccurrence: {
+    en: '{name}: an occurrence of a series cannot have a rule of its own.',
+    nl: '{name}: een herhaling van een reeks kan geen eigen regel hebben.',
+  },
+  recurrenceTooMany: {
+    en: '{name} gives more than {max} occurrences up to the horizon.',
+    nl: '{name} levert meer dan {max} herhalingen op tot de horizon.',
+  },
 } satisfies Record<string, Record<Language, string>>;
 
 /** Generated text that ends up in records. */

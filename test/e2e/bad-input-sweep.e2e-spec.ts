@@ -61,6 +61,7 @@ const KINDS = {
       'featured',
       'excerpt',
       'description',
+      'recurrence',
     ],
   },
   venues: {

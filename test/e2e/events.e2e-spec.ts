@@ -74,6 +74,8 @@ describe('events', () => {
         'featured',
         'ticketed',
         'post_parent',
+        'series_id',
+        'recurrence',
         'password_protected',
         'categories',
         'tags',

@@ -1,21 +1,12 @@
 import { DateTime } from 'luxon';
-import { ApiError } from '../../src/common/errors/api-error';
 import { resolveEventTimes, zoneAbbreviation, zoneName } from '../../src/events/event-times';
+import { errorOf } from './helpers/error-of';
 
 /** zoneAbbreviation of a DateTime's instant and zone. */
 const abbreviation = (at: DateTime, name: string) =>
   zoneAbbreviation(at.toSeconds(), at.zone, name);
 
 const at = (iso: string, zone: string) => DateTime.fromISO(iso, { zone });
-
-function errorOf(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    return error as ApiError;
-  }
-  throw new Error('expected an error');
-}
 
 describe('event times', () => {
   describe('zoneAbbreviation', () => {

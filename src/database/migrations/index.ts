@@ -5,6 +5,7 @@ import { TermPublishedCount1764633600000 } from './1764633600000-term-published-
 import { Webhooks1764723600000 } from './1764723600000-webhooks';
 import { EventRevision1764810000000 } from './1764810000000-event-revision';
 import { Changes1764813600000 } from './1764813600000-changes';
+import { RecurringEvents1764900000000 } from './1764900000000-recurring-events';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   Webhooks1764723600000,
   EventRevision1764810000000,
   Changes1764813600000,
+  RecurringEvents1764900000000,
 ];

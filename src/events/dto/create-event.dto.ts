@@ -1,13 +1,18 @@
 import { ApiProperty } from '@nestjs/swagger';
 import {
   Allow,
+  ArrayMaxSize,
+  IsArray,
   IsBoolean,
   IsDefined,
   IsInt,
   IsNotEmpty,
+  IsString,
   Max,
+  MaxLength,
   Min,
   ValidateBy,
+  ValidateIf,
   ValidationOptions,
 } from 'class-validator';
 import {
@@ -24,6 +29,11 @@ import {
 import { MAX_ID } from '../../common/validation/input-parsing';
 import { DATE_INPUT, PostWriteDto } from '../../posts/dto/post-write.dto';
 import { costStrings } from '../cost';
+
+/** At most this many `recurrence` lines (contract §16). */
+const MAX_RECURRENCE_LINES = 20;
+/** Characters per line: room for an EXDATE list of about 120 dates (deleted occurrences add to it). */
+export const MAX_RECURRENCE_LINE = 2000;
 
 /** A cost: a string or number, or an array of them, each with an amount or the word for free. */
 function IsCostInput(options?: ValidationOptions): PropertyDecorator {
@@ -131,6 +141,25 @@ export class CreateEventDto extends PostWriteDto {
   @Min(0)
   @Max(MAX_ID)
   post_parent?: number;
+
+  /**
+   * RFC 5545 `RRULE:`, `RDATE` and `EXDATE` lines (at most 20), read in the event's zone with its
+   * start as DTSTART: the event becomes a series with an event per occurrence. `null` or [] removes it.
+   */
+  @ValidateIf((_object, value: unknown) => value !== undefined && value !== null)
+  @IsArray()
+  @ArrayMaxSize(MAX_RECURRENCE_LINES)
+  @IsString({ each: true })
+  @MaxLength(MAX_RECURRENCE_LINE, { each: true })
+  @ApiProperty({
+    required: false,
+    nullable: true,
+    type: 'array',
+    items: { type: 'string', maxLength: MAX_RECURRENCE_LINE },
+    maxItems: MAX_RECURRENCE_LINES,
+    example: ['RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270630T235959Z'],
+  })
+  recurrence?: string[] | null;
 
   /** Password readers must send to see the event; `""` removes it. Never returned. */
   @IsOmittable()

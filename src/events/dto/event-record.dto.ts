@@ -64,6 +64,12 @@ export class EventRecordDto extends RecordBaseDto {
   ticketed: boolean | null;
   /** The parent event's ID; 0 for none. */
   post_parent: number;
+  /** The series' ID on a recurring series and each of its occurrences; null on one-off events. */
+  @ApiProperty({ type: 'integer', nullable: true })
+  series_id: number | null;
+  /** A series' RFC 5545 lines; null on occurrences and one-off events. */
+  @ApiProperty({ type: 'array', items: { type: 'string' }, nullable: true })
+  recurrence: string[] | null;
   password_protected: boolean;
   categories: TermRecordDto[];
   tags: TermRecordDto[];

@@ -11,6 +11,8 @@ import { EventTranslation } from './event-translation.entity';
 @Index('idx_events_venue', ['venueId'])
 @Index('idx_events_parent', ['parentId'])
 @Index('idx_events_author', ['authorId'])
+@Index('uq_events_occurrence', ['seriesId', 'occurrenceDate'], { unique: true })
+@Index('idx_events_materialized', ['materializedUntil'])
 export class Event extends PostColumns {
   /** IANA name or UTC±H[:MM]; start/end wall-clock times are in this zone. */
   @Column({ type: 'varchar', length: 64 })
@@ -58,6 +60,25 @@ export class Event extends PostColumns {
   /** 0 on create, +1 on every update or trash: the iCalendar SEQUENCE. */
   @Column({ type: 'int', default: 0 })
   revision: number;
+  /** A series' RFC 5545 lines as a JSON array (contract §16); null on every other event. */
+  @Column({ type: 'text', nullable: true })
+  recurrence: string | null;
+
+  /** The series' ID on the series and its occurrences; null on one-off events. */
+  @Column({ name: 'series_id', type: 'int', nullable: true })
+  seriesId: number | null;
+
+  /** An occurrence's date in its series (`YYYY-MM-DD`, the RECURRENCE-ID): its key when the series changes. */
+  @Column({ name: 'occurrence_date', type: 'varchar', length: 10, nullable: true })
+  occurrenceDate: string | null;
+
+  /** An occurrence edited on its own: series edits skip it. */
+  @Column({ type: 'boolean', default: false })
+  detached: boolean;
+
+  /** A series' occurrences exist up to this date (`YYYY-MM-DD`); the horizon job moves it on. */
+  @Column({ name: 'materialized_until', type: 'varchar', length: 10, nullable: true })
+  materializedUntil: string | null;
 
   @OneToMany(() => EventTranslation, (t) => t.event, { cascade: true })
   translations: EventTranslation[];

@@ -1,0 +1,104 @@
+/**
+ * Recurring series write times (contract §16, issue 16): creating a daily
+ * open-ended series (about 730 occurrences up to the default 24-month
+ * horizon), editing it (every occurrence rewritten) and deleting it for
+ * good, each one request and one transaction, over real HTTP.
+ *
+ *   npm run bench:recurrence -- [--database-url mysql://…/calendar_bench_recur] [--rounds 5]
+ *
+ * Without --database-url it runs on a fresh SQLite file. A MySQL database
+ * whose name does not contain "bench" is refused (the script writes to it).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SignJWT } from 'jose';
+import { DateTime } from 'luxon';
+
+const SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { 'database-url': { type: 'string' }, rounds: { type: 'string', default: '5' } },
+  });
+  const databaseUrl = values['database-url'] ?? '';
+  if (databaseUrl && !/bench/.test(new URL(databaseUrl).pathname))
+    throw new Error('--database-url must name a database whose name contains "bench"');
+  Object.assign(process.env, {
+    LOG_LEVEL: 'silent',
+    AUTH_JWT_SECRET: SECRET,
+    DATABASE_URL: databaseUrl,
+    SQLITE_PATH: join(mkdtempSync(join(tmpdir(), 'bench-recur-')), 'calendar.sqlite'),
+    RATE_LIMIT_PER_MINUTE: '0',
+  });
+  const { NestFactory } = await import('@nestjs/core');
+  const { AppModule } = await import('../src/app.module');
+  const { APP_OPTIONS, configureApp } = await import('../src/app.setup');
+  const app = configureApp(await NestFactory.create(AppModule, APP_OPTIONS));
+  await app.listen(0, '127.0.0.1');
+  const base = `${await app.getUrl()}/calendar/events/v1`;
+  const token = await new SignJWT({ role: 'editor' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('2')
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(SECRET));
+  const call = async (method: string, path: string, body?: object) => {
+    const started = performance.now();
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const ms = performance.now() - started;
+    if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${await res.text()}`);
+    return { ms, body: (await res.json()) as { id: number } };
+  };
+  const today = DateTime.utc().toISODate() as string;
+  const times: Record<'create' | 'edit' | 'delete', number[]> = {
+    create: [],
+    edit: [],
+    delete: [],
+  };
+  let occurrences = 0;
+  for (let round = 0; round < Number(values.rounds); round++) {
+    const created = await call('POST', '/events', {
+      title: `Dagelijkse training ${round}`,
+      start_date: `${today} 07:00:00`,
+      end_date: `${today} 08:00:00`,
+      timezone: 'Europe/Amsterdam',
+      categories: ['Sport'],
+      recurrence: ['RRULE:FREQ=DAILY'],
+    });
+    times.create.push(created.ms);
+    const listed = await fetch(
+      `${base}/events?post_parent=${created.body.id}&start_date=2000-01-01&end_date=2100-01-01&per_page=1`,
+    );
+    occurrences = Number(listed.headers.get('x-total'));
+    times.edit.push(
+      (
+        await call('PATCH', `/events/${created.body.id}`, {
+          title: `Training ${round}`,
+          start_date: `${today} 07:30:00`,
+          end_date: `${today} 08:45:00`,
+        })
+      ).ms,
+    );
+    times.delete.push((await call('DELETE', `/events/${created.body.id}?force=true`)).ms);
+  }
+  await app.close();
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(
+    `engine: ${databaseUrl ? 'mysql' : 'sqlite'}, occurrences per series: ${occurrences}, rounds: ${values.rounds}`,
+  );
+  console.log('| request | median ms | max ms |\n|---|---|---|');
+  for (const [name, xs] of Object.entries(times)) {
+    console.log(`| ${name} | ${median(xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} |`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

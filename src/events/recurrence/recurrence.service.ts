@@ -1,0 +1,218 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  BeforeApplicationShutdown,
+} from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DateTime, FixedOffsetZone } from 'luxon';
+import { DataSource, EntityManager, IsNull, LessThan, Not } from 'typeorm';
+import { DataVersionService } from '../../common/cache/data-version.service';
+import { recordChanges, TrackedChange } from '../../changes/change-tracker';
+import { ApiError } from '../../common/errors/api-error';
+import { nowEpoch, parseZone } from '../../common/time/dates';
+import { appConfig } from '../../config/app.config';
+import { writeTransaction } from '../../database/write-transaction';
+import { adjustTermCounts, countedTermsOfEvents } from '../../terms/term-counts';
+import { MAX_RECURRENCE_LINE } from '../dto/create-event.dto';
+import { Event } from '../entities/event.entity';
+import { loadEvents, lockEventRow } from '../event-store';
+import { parseRecurrence } from './recurrence-lines';
+import { deleteOccurrences, extendSeries, materializeSeries, seriesHorizon } from './series-store';
+
+/** The horizon job runs this often, and once at start-up. */
+const EXTEND_INTERVAL_MS = 60 * 60 * 1000;
+/** Series extended per run at most: a run never does unbounded work; the next run continues. */
+const EXTEND_PER_RUN = 1000;
+
+/**
+ * Recurring series (contract §16), called inside the event writes'
+ * transactions, and the job that moves their horizon on as time passes.
+ */
+@Injectable()
+export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(RecurrenceService.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+  /** The clock writes and the horizon job read "today" from (tests set it). */
+  now: () => DateTime = () => DateTime.now();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+    private readonly versions: DataVersionService,
+  ) {}
+
+  /**
+   * The `recurrence` column a write sets: the lines checked in the event's
+   * zone (400 naming the line), null for `null` or [], undefined when not sent.
+   */
+  columnOf(lines: string[] | null | undefined, timezone: string): string | null | undefined {
+    if (lines === undefined) return undefined;
+    if (lines === null || lines.length === 0) return null;
+    parseRecurrence(lines, parseZone(timezone) ?? FixedOffsetZone.utcInstance);
+    return JSON.stringify(lines.map((line) => line.trim()));
+  }
+
+  /** A write to an occurrence: it cannot carry a rule, and it leaves its series' edits from now on. */
+  occurrenceColumns(lines: string[] | null | undefined): Partial<Event> {
+    if (lines?.length) throw ApiError.invalid('recurrence', 'recurrenceOnOccurrence');
+    return { detached: true };
+  }
+
+  /**
+   * After a write of a series or of an event that just lost its rule: the
+   * occurrences follow it (see materializeSeries). Detached occurrences of an
+   * event that is no series any more become events of their own (its children).
+   */
+  async afterSeriesWrite(manager: EntityManager, id: number, wasSeries: boolean): Promise<void> {
+    const series = (await loadEvents(manager, [id])).get(id) as Event;
+    if (series.recurrence !== null) {
+      const changes = await materializeSeries(
+        manager,
+        series,
+        this.now(),
+        this.config.recurrenceHorizonMonths,
+      );
+      recordChanges(manager, [
+        ...changed(changes.created, 'created'),
+        ...changed(changes.updated, 'updated'),
+        ...changed(changes.deleted, 'deleted', true),
+      ]);
+    } else if (wasSeries) {
+      recordChanges(manager, changed(await deleteOccurrences(manager, id, false), 'deleted', true));
+      const detached = await manager.find(Event, {
+        where: { seriesId: id, id: Not(id) },
+        select: { id: true },
+      });
+      await manager.update(Event, { seriesId: id }, { seriesId: null, detached: false });
+      await manager.update(Event, id, { materializedUntil: null });
+      recordChanges(manager, changed(detached.map((row) => row.id), 'updated'));
+    }
+  }
+
+  /**
+   * Deleting one occurrence (trash or for good): its date joins the series'
+   * EXDATE line, so no later series edit brings it back.
+   */
+  async excludeOccurrence(manager: EntityManager, occurrence: Event): Promise<void> {
+    const seriesId = occurrence.seriesId as number;
+    const series = await manager.findOne(Event, {
+      where: { id: seriesId },
+      select: { id: true, recurrence: true, timezone: true, startLocal: true },
+    });
+    if (!series?.recurrence || !occurrence.occurrenceDate) return;
+    const lines = JSON.parse(series.recurrence) as string[];
+    const value = `${occurrence.occurrenceDate.replace(/-/g, '')}T${series.startLocal.slice(11).replace(/:/g, '')}`;
+    const prefix = `EXDATE;TZID=${series.timezone}:`;
+    const index = lines.findIndex(
+      (line) => line.startsWith(prefix) && line.length + value.length < MAX_RECURRENCE_LINE,
+    );
+    if (index >= 0) lines[index] = `${lines[index]},${value}`;
+    else lines.push(`${prefix}${value}`);
+    await manager.update(Event, seriesId, {
+      recurrence: JSON.stringify(lines),
+      modifiedAt: nowEpoch(),
+    });
+    recordChanges(manager, changed([seriesId], 'updated'));
+  }
+
+  /** Trashing a series trashes every occurrence, detached ones included. */
+  async trashOccurrences(manager: EntityManager, seriesId: number): Promise<void> {
+    const rows = await manager.find(Event, {
+      where: { seriesId, id: Not(seriesId), status: Not('trash') },
+      select: { id: true },
+    });
+    const ids = rows.map((row) => row.id);
+    await adjustTermCounts(manager, await countedTermsOfEvents(manager, ids), []);
+    await manager.update(
+      Event,
+      { seriesId, id: Not(seriesId) },
+      { status: 'trash', modifiedAt: nowEpoch() },
+    );
+    recordChanges(manager, changed(ids, 'deleted', false));
+  }
+
+  /** Deleting a series for good deletes every occurrence, detached ones included. */
+  async deleteAllOccurrences(manager: EntityManager, seriesId: number): Promise<void> {
+    recordChanges(manager, changed(await deleteOccurrences(manager, seriesId, true), 'deleted', true));
+  }
+
+  /**
+   * The horizon job: every series whose occurrences end before the horizon
+   * at `now` gets the missing ones. Safe with several instances: a series
+   * is claimed by moving its `materialized_until` on only if it still has
+   * the value read (a compare-and-set inside the transaction that adds the
+   * occurrences), so exactly one instance extends it; the unique
+   * (series_id, occurrence_date) index backs that up. Returns the number of
+   * occurrences added.
+   */
+  async extendHorizons(now: DateTime = this.now()): Promise<number> {
+    // Today is at least yesterday in UTC in every zone: series behind that bound are due.
+    const due = DateTime.fromISO(now.toUTC().minus({ days: 1 }).toISODate() as string)
+      .plus({ months: this.config.recurrenceHorizonMonths })
+      .toISODate() as string;
+    const candidates = await this.dataSource.manager.find(Event, {
+      where: { materializedUntil: LessThan(due), recurrence: Not(IsNull()) },
+      select: { id: true, materializedUntil: true },
+      order: { materializedUntil: 'ASC', id: 'ASC' },
+      take: EXTEND_PER_RUN,
+    });
+    let added = 0;
+    for (const candidate of candidates) {
+      added += await writeTransaction(this.dataSource, async (manager) => {
+        // The claim: the series row locked first (MySQL), so every read after it sees the latest commit.
+        await lockEventRow(manager, candidate.id);
+        const series = (await loadEvents(manager, [candidate.id])).get(candidate.id);
+        const after = candidate.materializedUntil as string;
+        // Another instance (or a series edit) moved it on since the candidates were read.
+        if (!series?.recurrence || series.materializedUntil !== after) return 0;
+        const through = seriesHorizon(series, now, this.config.recurrenceHorizonMonths);
+        if (through <= after) return 0;
+        await manager.update(Event, series.id, { materializedUntil: through });
+        const ids = await extendSeries(manager, series, after, through);
+        recordChanges(manager, changed(ids, 'created'));
+        return ids.length;
+      });
+    }
+    // Cached list totals follow the data version, as after any write.
+    if (added > 0) await this.versions.bump();
+    return added;
+  }
+
+  onApplicationBootstrap(): void {
+    const run = () => {
+      // One run at a time per instance; a run still going when the next is due is left to finish.
+      this.running ??= this.extendHorizons()
+        .catch((error: unknown) =>
+          this.logger.error(`recurrence horizon job failed: ${String(error)}`),
+        )
+        .finally(() => (this.running = undefined));
+    };
+    run();
+    this.timer = setInterval(run, EXTEND_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Stops the job and waits for a run in progress, before the database closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+}
+
+/** Change-tracker entries for occurrences (contract §12, §15: they appear like any event). */
+function changed(
+  ids: number[],
+  action: TrackedChange['action'],
+  permanent?: boolean,
+): TrackedChange[] {
+  return ids.map((id) => ({
+    kind: 'event' as const,
+    id,
+    action,
+    ...(permanent === undefined ? {} : { permanent }),
+  }));
+}

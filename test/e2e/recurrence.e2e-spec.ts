@@ -1,0 +1,386 @@
+import { DateTime } from 'luxon';
+import { RecurrenceService } from '../../src/events/recurrence/recurrence.service';
+import { dayAt, eventRecord, eventRequests } from './helpers/events';
+import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
+
+/** Tuesdays and Thursdays at 19:00 in Amsterdam, for three weeks. */
+const COURSE = {
+  title: 'Cursus',
+  start_date: '2027-01-05 19:00:00',
+  end_date: '2027-01-05 21:00:00',
+  timezone: 'Europe/Amsterdam',
+  recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270121T235959Z'],
+};
+
+/** A window wide enough for every series here. */
+const WINDOW = 'start_date=2026-01-01&end_date=2040-12-31&per_page=50';
+
+describe('recurring events (contract §16)', () => {
+  let t: TestApp;
+  let api: ReturnType<typeof eventRequests>;
+  let recurrence: RecurrenceService;
+  /** The clock the writes and the horizon job read. */
+  let today = DateTime.fromISO('2026-12-01T12:00:00Z');
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.app.listen(0, '127.0.0.1');
+    api = eventRequests(t);
+    recurrence = t.app.get(RecurrenceService);
+    recurrence.now = () => today;
+  });
+  afterAll(() => t?.close());
+  beforeEach(async () => {
+    today = DateTime.fromISO('2026-12-01T12:00:00Z');
+    await t.reset();
+  });
+
+  /** The occurrences of a series as listed (`post_parent`), as `[id, start_date]`. */
+  async function occurrences(
+    seriesId: number,
+    user?: 'administrator',
+  ): Promise<Array<[number, string]>> {
+    const res = await api.get(`/events?post_parent=${seriesId}&${WINDOW}`, user).expect(200);
+    return (res.body.events as Array<{ id: number; start_date: string }>).map((e) => [
+      e.id,
+      e.start_date,
+    ]);
+  }
+
+  const startsOf = async (seriesId: number) => (await occurrences(seriesId)).map(([, s]) => s);
+
+  describe('create', () => {
+    it('the series carries its lines; each other date is an event of its own', async () => {
+      const created = await api.create(COURSE).expect(201);
+      const id = created.body.id as number;
+      expect(created.body).toEqual(
+        eventRecord(id, {
+          title: 'Cursus',
+          slug: 'cursus',
+          start_date: '2027-01-05 19:00:00',
+          end_date: '2027-01-05 21:00:00',
+          utc_start_date: '2027-01-05 18:00:00',
+          utc_end_date: '2027-01-05 20:00:00',
+          timezone: 'Europe/Amsterdam',
+          timezone_abbr: 'CET',
+          series_id: id,
+          recurrence: COURSE.recurrence,
+        }),
+      );
+      const listed = await occurrences(id);
+      expect(listed.map(([, start]) => start)).toEqual([
+        '2027-01-07 19:00:00',
+        '2027-01-12 19:00:00',
+        '2027-01-14 19:00:00',
+        '2027-01-19 19:00:00',
+        '2027-01-21 19:00:00',
+      ]);
+      const [firstId] = listed[0];
+      expect(new Set(listed.map(([occurrenceId]) => occurrenceId)).size).toBe(5);
+      const { json_ld: _ld, ...occurrence } = (await api.get(`/events/${firstId}`).expect(200))
+        .body;
+      expect(occurrence).toEqual(
+        eventRecord(firstId, {
+          title: 'Cursus',
+          slug: 'cursus-2027-01-07',
+          start_date: '2027-01-07 19:00:00',
+          end_date: '2027-01-07 21:00:00',
+          utc_start_date: '2027-01-07 18:00:00',
+          utc_end_date: '2027-01-07 20:00:00',
+          timezone: 'Europe/Amsterdam',
+          timezone_abbr: 'CET',
+          post_parent: id,
+          series_id: id,
+          recurrence: null,
+        }),
+      );
+      // Lists show the series and its occurrences like any events.
+      const all = await api.get(`/events?${WINDOW}`).expect(200);
+      expect(all.body.total).toBe(6);
+    });
+
+    it('keeps the wall-clock time across the daylight-saving change', async () => {
+      const created = await api
+        .create({
+          title: 'Koor',
+          start_date: '2027-03-20 19:00:00',
+          end_date: '2027-03-20 20:00:00',
+          timezone: 'Europe/Amsterdam',
+          recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+        })
+        .expect(201);
+      const res = await api.get(`/events?post_parent=${created.body.id}&${WINDOW}`).expect(200);
+      expect(
+        (res.body.events as Array<Record<string, string>>).map((e) => [
+          e.start_date,
+          e.utc_start_date,
+          e.timezone_abbr,
+        ]),
+      ).toEqual([
+        ['2027-03-27 19:00:00', '2027-03-27 18:00:00', 'CET'],
+        ['2027-04-03 19:00:00', '2027-04-03 17:00:00', 'CEST'],
+      ]);
+    });
+
+    it('copies texts in both languages, links and flags; counts occurrences in term counts', async () => {
+      const venue = await api.createVenue({ venue: 'Zaal' }).expect(201);
+      const created = await api
+        .create({
+          ...COURSE,
+          recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+          categories: ['Muziek'],
+          venue: venue.body.id,
+          featured: true,
+        })
+        .expect(201);
+      const id = created.body.id as number;
+      await api.update(id, { title: 'Course', language: 'en' }).expect(200);
+      const [[occurrenceId]] = await occurrences(id);
+      const read = await api.get(`/events/${occurrenceId}?language=en`).expect(200);
+      expect(read.body).toMatchObject({
+        title: 'Course',
+        slug: 'course-2027-01-12',
+        languages: ['nl', 'en'],
+        featured: true,
+        venue: { id: venue.body.id },
+        categories: [{ name: 'Muziek', count: 3 }],
+      });
+      const terms = await api.get('/categories').expect(200);
+      expect(terms.body.categories).toMatchObject([{ name: 'Muziek', count: 3 }]);
+      const venues = await api.get('/venues?has_events=true').expect(200);
+      expect(venues.body.total).toBe(1);
+    });
+
+    it('a series that started in the past has upcoming events through its occurrences', async () => {
+      const venue = await api.createVenue({ venue: 'Zaal' }).expect(201);
+      const organizer = await api.createOrganizer({ organizer: 'Orkest' }).expect(201);
+      await api
+        .create({
+          title: 'Reeks',
+          start_date: dayAt(-3, '10:00:00'),
+          end_date: dayAt(-3, '11:00:00'),
+          venue: venue.body.id,
+          organizer: [organizer.body.id],
+          recurrence: ['RRULE:FREQ=DAILY;COUNT=6'],
+        })
+        .expect(201);
+      for (const path of [
+        '/venues?only_with_upcoming=true',
+        '/organizers?only_with_upcoming=true',
+      ]) {
+        expect((await api.get(path).expect(200)).body.total).toBe(1);
+      }
+    });
+
+    it.each([
+      [
+        ['RRULE:FREQ=WEEKLY', 'RRULE:FREQ=DAILY'],
+        'recurrence regel 2: er is maar één RRULE toegestaan.',
+      ],
+      [
+        ['RRULE:FREQ=HOURLY'],
+        'recurrence regel 1: "FREQ=HOURLY" wordt niet ondersteund: elke herhaling heeft het tijdstip van het evenement.',
+      ],
+      [['RRULE:FREQ=WEEKLY;BYDAY=XX'], 'recurrence regel 1: "BYDAY=XX" is ongeldig.'],
+      [
+        ['EXDATE:2027-01-12'],
+        'recurrence regel 1: "2027-01-12" is geen geldige datum of datum-tijd.',
+      ],
+      [['WEEKLY'], 'recurrence regel 1 ("WEEKLY") is geen RRULE-, RDATE- of EXDATE-regel.'],
+    ])('%j → 400 naming the line', async (lines, message) => {
+      await api
+        .create({ ...COURSE, recurrence: lines })
+        .expect(400)
+        .expect((res) =>
+          expect(res.body).toEqual(errorBody('rest_invalid_param', 400, { recurrence: message })),
+        );
+      expect((await api.get(`/events?${WINDOW}`).expect(200)).body.total).toBe(0);
+    });
+
+    it('more than 20 lines → 400; English messages with Accept-Language', async () => {
+      const res = await api
+        .create({ ...COURSE, recurrence: Array(21).fill('RDATE:20270201') })
+        .expect(400);
+      expect(res.body).toEqual(
+        errorBody('rest_invalid_param', 400, { recurrence: expect.any(String) }),
+      );
+      const en = await t
+        .http()
+        .post(`${API}/events`)
+        .set('Authorization', t.auth.author)
+        .set('Accept-Language', 'en')
+        .send({ ...COURSE, recurrence: ['RRULE:FREQ=DAILY;COUNT=2;UNTIL=20270101'] })
+        .expect(400);
+      expect(en.body).toEqual(
+        errorBody('rest_invalid_param', 400, {
+          recurrence: 'recurrence line 1: COUNT and UNTIL cannot be used together.',
+        }),
+      );
+    });
+  });
+
+  describe('editing', () => {
+    it('a series edit changes every occurrence not edited on its own', async () => {
+      const id = (await api.create(COURSE).expect(201)).body.id as number;
+      const listed = await occurrences(id);
+      const [detachedId] = listed[1];
+      await api.update(detachedId, { title: 'Extra les' }).expect(200);
+      await api
+        .update(id, {
+          title: 'Cursus nieuw',
+          start_date: '2027-01-05 18:30:00',
+          end_date: '2027-01-05 20:00:00',
+        })
+        .expect(200);
+      const res = await api.get(`/events?post_parent=${id}&${WINDOW}`).expect(200);
+      expect(
+        (res.body.events as Array<Record<string, unknown>>).map((e) => [
+          e.id,
+          e.title,
+          e.start_date,
+          e.end_date,
+        ]),
+      ).toEqual([
+        [listed[0][0], 'Cursus nieuw', '2027-01-07 18:30:00', '2027-01-07 20:00:00'],
+        [detachedId, 'Extra les', '2027-01-12 19:00:00', '2027-01-12 21:00:00'],
+        [listed[2][0], 'Cursus nieuw', '2027-01-14 18:30:00', '2027-01-14 20:00:00'],
+        [listed[3][0], 'Cursus nieuw', '2027-01-19 18:30:00', '2027-01-19 20:00:00'],
+        [listed[4][0], 'Cursus nieuw', '2027-01-21 18:30:00', '2027-01-21 20:00:00'],
+      ]);
+      // The detached occurrence keeps its series and parent, and cannot take a rule of its own.
+      const detached = await api.get(`/events/${detachedId}`).expect(200);
+      expect(detached.body).toMatchObject({ series_id: id, post_parent: id, recurrence: null });
+      await api
+        .update(detachedId, { recurrence: ['RRULE:FREQ=DAILY'] })
+        .expect(400)
+        .expect((r) =>
+          expect(r.body).toEqual(
+            errorBody('rest_invalid_param', 400, {
+              recurrence: 'recurrence: een herhaling van een reeks kan geen eigen regel hebben.',
+            }),
+          ),
+        );
+    });
+
+    it('a rule change keeps the IDs of the occurrences whose date still fits', async () => {
+      const id = (await api.create(COURSE).expect(201)).body.id as number;
+      const before = new Map((await occurrences(id)).map(([oid, start]) => [start, oid]));
+      await api
+        .update(id, { recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU,SA;UNTIL=20270121T235959Z'] })
+        .expect(200);
+      const after = await occurrences(id);
+      expect(after).toEqual([
+        [expect.any(Number), '2027-01-09 19:00:00'],
+        [before.get('2027-01-12 19:00:00'), '2027-01-12 19:00:00'],
+        [expect.any(Number), '2027-01-16 19:00:00'],
+        [before.get('2027-01-19 19:00:00'), '2027-01-19 19:00:00'],
+      ]);
+      await api.get(`/events/${before.get('2027-01-07 19:00:00')}`).expect(404);
+    });
+
+    it('deleting one occurrence adds an EXDATE; it stays gone after series edits', async () => {
+      const id = (await api.create(COURSE).expect(201)).body.id as number;
+      const [, second] = await occurrences(id);
+      await api.remove(`/events/${second[0]}`).expect(200);
+      const series = await api.get(`/events/${id}`).expect(200);
+      expect(series.body.recurrence).toEqual([
+        ...COURSE.recurrence,
+        'EXDATE;TZID=Europe/Amsterdam:20270112T190000',
+      ]);
+      await api.update(id, { title: 'Cursus 2' }).expect(200);
+      expect(await startsOf(id)).toEqual([
+        '2027-01-07 19:00:00',
+        '2027-01-14 19:00:00',
+        '2027-01-19 19:00:00',
+        '2027-01-21 19:00:00',
+      ]);
+      // A second deletion joins the same EXDATE line.
+      const [first] = await occurrences(id);
+      await api.remove(`/events/${first[0]}?force=true`, 'editor').expect(200);
+      expect((await api.get(`/events/${id}`).expect(200)).body.recurrence).toEqual([
+        ...COURSE.recurrence,
+        'EXDATE;TZID=Europe/Amsterdam:20270112T190000,20270107T190000',
+      ]);
+    });
+
+    it('trashing the series trashes every occurrence; deleting it for good deletes them', async () => {
+      const id = (await api.create({ ...COURSE, categories: ['Les'] }).expect(201)).body
+        .id as number;
+      const listed = await occurrences(id);
+      await api.update(listed[0][0], { title: 'Los' }).expect(200);
+      await api.remove(`/events/${id}`).expect(200);
+      for (const [oid] of listed) {
+        await api
+          .get(`/events/${oid}`)
+          .expect(403)
+          .expect((r) => expect(r.body).toEqual(errorBody('event-no-longer-available', 403)));
+      }
+      const terms = await api.get('/categories?hide_empty=false').expect(200);
+      expect(terms.body.categories).toMatchObject([{ name: 'Les', count: 0 }]);
+      await api.remove(`/events/${id}?force=true`, 'editor').expect(200);
+      for (const [oid] of listed) await api.get(`/events/${oid}`).expect(404);
+      expect(
+        (await api.get(`/events?${WINDOW}&status=trash`, 'administrator').expect(200)).body.total,
+      ).toBe(0);
+    });
+
+    it('removing the rule removes the occurrences; a detached one stays as a child event', async () => {
+      const id = (await api.create(COURSE).expect(201)).body.id as number;
+      const listed = await occurrences(id);
+      await api.update(listed[0][0], { title: 'Los' }).expect(200);
+      const res = await api.update(id, { recurrence: null }).expect(200);
+      expect(res.body).toMatchObject({ series_id: null, recurrence: null });
+      expect(await occurrences(id)).toEqual([[listed[0][0], '2027-01-07 19:00:00']]);
+      expect((await api.get(`/events/${listed[0][0]}`).expect(200)).body).toMatchObject({
+        series_id: null,
+        post_parent: id,
+      });
+      for (const [oid] of listed.slice(1)) await api.get(`/events/${oid}`).expect(404);
+    });
+  });
+
+  describe('horizon', () => {
+    const DAILY = {
+      title: 'Dagelijks',
+      start_date: '2026-12-01 09:00:00',
+      end_date: '2026-12-01 10:00:00',
+      recurrence: ['RRULE:FREQ=DAILY'],
+    };
+    const lastStart = async (id: number) => {
+      const res = await api
+        .get(`/events?post_parent=${id}&start_date=2028-11-01&end_date=2040-01-01&per_page=50`)
+        .expect(200);
+      const events = res.body.events as Array<{ start_date: string }>;
+      return { total: res.body.total as number, last: events[events.length - 1]?.start_date };
+    };
+
+    it('materializes RECURRENCE_HORIZON_MONTHS ahead and the job extends it as time passes', async () => {
+      const id = (await api.create(DAILY).expect(201)).body.id as number;
+      expect(await lastStart(id)).toEqual({ total: 31, last: '2028-12-01 09:00:00' });
+      // Nothing is due yet.
+      expect(await recurrence.extendHorizons()).toBe(0);
+      today = DateTime.fromISO('2026-12-11T12:00:00Z');
+      // Two instances at once: each date is added once.
+      const added = await Promise.all([recurrence.extendHorizons(), recurrence.extendHorizons()]);
+      expect(added[0] + added[1]).toBe(10);
+      expect(await lastStart(id)).toEqual({ total: 41, last: '2028-12-11 09:00:00' });
+      expect(await recurrence.extendHorizons()).toBe(0);
+    });
+
+    it('a series that starts later has its first horizon counted from its start', async () => {
+      const id = (
+        await api
+          .create({
+            ...DAILY,
+            start_date: '2027-12-01 09:00:00',
+            end_date: '2027-12-01 10:00:00',
+            recurrence: ['RRULE:FREQ=MONTHLY'],
+          })
+          .expect(201)
+      ).body.id as number;
+      const starts = await startsOf(id);
+      expect(starts.length).toBe(24);
+      expect(starts[starts.length - 1]).toBe('2029-12-01 09:00:00');
+    });
+  });
+});
