@@ -89,7 +89,13 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
       });
       await manager.update(Event, { seriesId: id }, { seriesId: null, detached: false });
       await manager.update(Event, id, { materializedUntil: null });
-      recordChanges(manager, changed(detached.map((row) => row.id), 'updated'));
+      recordChanges(
+        manager,
+        changed(
+          detached.map((row) => row.id),
+          'updated',
+        ),
+      );
     }
   }
 
@@ -137,7 +143,10 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
 
   /** Deleting a series for good deletes every occurrence, detached ones included. */
   async deleteAllOccurrences(manager: EntityManager, seriesId: number): Promise<void> {
-    recordChanges(manager, changed(await deleteOccurrences(manager, seriesId, true), 'deleted', true));
+    recordChanges(
+      manager,
+      changed(await deleteOccurrences(manager, seriesId, true), 'deleted', true),
+    );
   }
 
   /**
