@@ -1,4 +1,4 @@
-/** The five record kinds of the changes feed, as they appear in its entries (contract §12). */
+/** The five record kinds of the changes feed, as they appear in its entries (docs/api.md §12). */
 export const CHANGE_KINDS = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 

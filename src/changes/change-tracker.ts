@@ -5,7 +5,7 @@ import { nowEpoch } from '../common/time/dates';
 import { isWriteTransaction, onBeforeCommit } from '../database/write-transaction';
 import type { ChangeKind } from './change-kinds';
 
-/** One record a write created, changed or deleted (contract §12, §15). */
+/** One record a write created, changed or deleted (docs/api.md §12, §15). */
 export interface TrackedChange {
   kind: ChangeKind;
   id: number;
@@ -72,7 +72,7 @@ export function mergeChanges(changes: readonly TrackedChange[]): TrackedChange[]
 const CHUNK = 500;
 
 /**
- * The change tracking inside every write transaction (contract §12). At the
+ * The change tracking inside every write transaction (docs/api.md §12). At the
  * end of the transaction it runs the listeners, then, as its LAST
  * statements, takes a block of sequence numbers from the single
  * `change_state` row and upserts one `changes` row per record. The row lock

@@ -5,7 +5,7 @@ import type { ChangeKind } from './change-kinds';
 const bigint = { to: (v: number) => v, from: (v: string | number) => Number(v) };
 
 /**
- * The latest change of one record (contract §12): one row per record, moved
+ * The latest change of one record (docs/api.md §12): one row per record, moved
  * to a new `seq` by every write that changes it. A record deleted for good
  * keeps its row as a tombstone (`deleted`) for SYNC_RETENTION_DAYS.
  */

@@ -16,7 +16,7 @@ const HOUR_MS = 3_600_000;
 const BATCH = 500;
 
 /**
- * Forgets deletions older than SYNC_RETENTION_DAYS (contract §12), hourly on
+ * Forgets deletions older than SYNC_RETENTION_DAYS (docs/api.md §12), hourly on
  * every instance. Safe with several instances: each batch raises the
  * watermark (never lowers it) and deletes its tombstones in one transaction,
  * so a reader sees both or neither, and deleting a row twice is harmless.

@@ -10,7 +10,7 @@ import { ChangesService } from './changes.service';
 
 /**
  * Change tracking inside every write transaction and the changes feed
- * (contract §12). Global: other modules subscribe to ChangeTracker.
+ * (docs/api.md §12). Global: other modules subscribe to ChangeTracker.
  */
 @Global()
 @Module({

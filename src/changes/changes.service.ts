@@ -34,7 +34,7 @@ interface FeedRead {
 type ChangeRecord = NonNullable<ChangeEntryDto['record']>;
 
 /**
- * The changes feed (contract §12). A page is the changes after the cursor's
+ * The changes feed (docs/api.md §12). A page is the changes after the cursor's
  * position, in sequence (= commit) order, read in ONE statement together
  * with the sequence's head and the retention watermark, so all three come
  * from one snapshot. Each change is then shown to the caller as the single
@@ -172,7 +172,7 @@ export class ChangesService {
 
 type PostRecord = ChangeRecord & { author: string; status: PostStatus };
 
-/** Venues and organizers the caller may read by ID; trashed ones count as gone (contract §12). */
+/** Venues and organizers the caller may read by ID; trashed ones count as gone (docs/api.md §12). */
 function readable(
   records: Map<number, PostRecord>,
   ctx: RequestContext,

@@ -147,7 +147,7 @@ export class EventsService {
   }
 
   /**
-   * Events as the changes feed shows them (contract §12): only those the
+   * Events as the changes feed shows them (docs/api.md §12): only those the
    * caller may read by ID (trashed ones count as gone), each as its single
    * read shows it but without JSON-LD, protected ones blanked as in lists.
    */
@@ -327,7 +327,7 @@ export class EventsService {
   }
 
   /**
-   * Deleting an event of a series (contract §16): the series takes all its
+   * Deleting an event of a series (docs/api.md §16): the series takes all its
    * occurrences with it; one occurrence becomes an EXDATE of its series.
    */
   private async removeFromSeries(manager: EntityManager, event: Event, force = false) {

@@ -3,7 +3,7 @@ import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 import { backfillChanges } from '../../changes/change-backfill';
 
 /**
- * The changes feed (contract §12): `changes` holds each record's latest
+ * The changes feed (docs/api.md §12): `changes` holds each record's latest
  * change; `change_state` the sequence that orders them by commit, the
  * retention watermark and the key that signs cursors.
  */

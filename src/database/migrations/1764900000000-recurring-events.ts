@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, TableColumn, TableIndex } from 'typeorm';
 
 /**
- * Recurring events (contract §16): a series keeps its RFC 5545 lines and
+ * Recurring events (docs/api.md §16): a series keeps its RFC 5545 lines and
  * how far its occurrences exist; every occurrence is an event row carrying
  * its series and its date in it, unique per series, so the horizon job can
  * never add one twice.

@@ -60,7 +60,7 @@ export class Event extends PostColumns {
   /** 0 on create, +1 on every update or trash: the iCalendar SEQUENCE. */
   @Column({ type: 'int', default: 0 })
   revision: number;
-  /** A series' RFC 5545 lines as a JSON array (contract §16); null on every other event. */
+  /** A series' RFC 5545 lines as a JSON array (docs/api.md §16); null on every other event. */
   @Column({ type: 'text', nullable: true })
   recurrence: string | null;
 

@@ -5,7 +5,7 @@ import { toWire, zoneOffset } from '../../common/time/dates';
 import { Recurrence, untilDate } from './recurrence-lines';
 
 /*
- * Expansion of a series (contract §16). The rule is expanded by `rrule` on
+ * Expansion of a series (docs/api.md §16). The rule is expanded by `rrule` on
  * "floating" wall-clock times (each JS Date's UTC fields are the wall clock),
  * so it never sees a daylight-saving change; each occurrence's wall-clock
  * start is then placed in the event's zone, so every occurrence keeps the

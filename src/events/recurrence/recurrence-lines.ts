@@ -4,7 +4,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { parseZone } from '../../common/time/dates';
 
 /*
- * The `recurrence` lines of an event (contract §16): RFC 5545 RRULE, RDATE
+ * The `recurrence` lines of an event (docs/api.md §16): RFC 5545 RRULE, RDATE
  * and EXDATE, read in the event's zone with its start as DTSTART. Every
  * occurrence has the series' time of day, so it is named by its date in the
  * event's zone: rules finer than a day (FREQ=HOURLY, BYHOUR, …) are refused,

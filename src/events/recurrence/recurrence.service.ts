@@ -28,7 +28,7 @@ const EXTEND_INTERVAL_MS = 60 * 60 * 1000;
 const EXTEND_PER_RUN = 1000;
 
 /**
- * Recurring series (contract §16), called inside the event writes'
+ * Recurring series (docs/api.md §16), called inside the event writes'
  * transactions, and the job that moves their horizon on as time passes.
  */
 @Injectable()
@@ -212,7 +212,7 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
   }
 }
 
-/** Change-tracker entries for occurrences (contract §12, §15: they appear like any event). */
+/** Change-tracker entries for occurrences (docs/api.md §12, §15: they appear like any event). */
 function changed(
   ids: number[],
   action: TrackedChange['action'],

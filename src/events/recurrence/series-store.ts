@@ -12,7 +12,7 @@ import { horizonDate, occurrenceDates, occurrenceTimes } from './occurrences';
 import { parseRecurrence, Recurrence } from './recurrence-lines';
 
 /*
- * Storage of recurring series (contract §16): every occurrence is an event
+ * Storage of recurring series (docs/api.md §16): every occurrence is an event
  * row of its own, a copy of the series (texts in every language, links,
  * flags, status) on its date. Rows are written in bulk, one statement per
  * table per batch, so a daily series of two years is a handful of statements.
