@@ -227,6 +227,7 @@ export class EventsService {
       await manager.update(Event, event.id, { ...columns, revision: () => 'revision + 1' });
       await writeEventLinks(manager, event.id, links);
       await adjustTermCounts(manager, counted, await countedTermsOf(manager, event.id));
+      if (isOccurrence) await this.recurrence.occurrenceChanged(manager, event.seriesId as number);
       if (!isOccurrence && (event.recurrence !== null || recurrence)) {
         await this.recurrence.afterSeriesWrite(manager, event.id, event.recurrence !== null);
       }

@@ -21,6 +21,10 @@ export interface FeedEvent {
   revision: number;
   /** `<id>@<host>` needs the host of PUBLIC_SITE_URL. */
   uidHost: string;
+  /** An occurrence written as an instance of its series: the series' ID (UID) and RECURRENCE-ID line. */
+  instanceOf?: { seriesId: number; recurrenceId: string };
+  /** A series' own VEVENT: DTSTART/DTEND in the form its rule is read in, and its RRULE/RDATE/EXDATE lines. */
+  series?: { dates: string; rules: string };
 }
 
 /** IANA zones the writer gives a TZID (and the feed a VTIMEZONE); the rest is written in UTC. */
@@ -39,12 +43,13 @@ export function vevent(event: FeedEvent): string {
   const { record } = event;
   const modified = utcStamp(record.modified_utc);
   let text = 'BEGIN:VEVENT\r\n';
-  text += contentLine('UID', `${record.id}@${event.uidHost}`);
+  text += contentLine('UID', `${event.instanceOf?.seriesId ?? record.id}@${event.uidHost}`);
+  if (event.instanceOf) text += event.instanceOf.recurrenceId;
   // The modification time, not the time of writing: the same data gives the same bytes (ETag).
   text += contentLine('DTSTAMP', modified);
   text += contentLine('SEQUENCE', String(event.revision));
   text += contentLine('SUMMARY', escapeText(record.title));
-  text += dateLines(record);
+  text += event.series ? event.series.dates + event.series.rules : dateLines(record);
   text += contentLine('URL', uriValue(record.url));
   if (record.password_protected && record.all_day === null) {
     text += contentLine('CLASS', 'CONFIDENTIAL');

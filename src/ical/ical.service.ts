@@ -11,12 +11,21 @@ import type { RequestContext } from '../common/http/request-context';
 import { parseZone } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
 import { Event } from '../events/entities/event.entity';
+import type { EventRecord } from '../events/event.mapper';
 import { EventListFilters, eventListQuery, orderEvents } from '../events/event-list-query';
 import { LinkedRecordCache } from '../events/event-records.service';
 import { EventsService } from '../events/events.service';
 import { TEXT } from '../i18n/messages';
 import { IcalEventQueryDto, IcalFeedQueryDto } from './dto/ical-query.dto';
-import { tzidOf, vevent } from './ical-event';
+import { listStatusScope, StatusScope } from '../posts/post-access';
+import { FeedEvent, tzidOf, vevent } from './ical-event';
+import {
+  fixedZoneBlock,
+  isFixedOffset,
+  recurrenceIdLine,
+  recurrenceLines,
+  seriesDateLines,
+} from './ical-series';
 import { contentLine, escapeText } from './ical-text';
 import { zoneBlock } from './ical-zones';
 
@@ -34,6 +43,19 @@ const MAX_WINDOW_YEARS = 10;
 interface Cursor {
   id: number;
   startAt: number;
+}
+
+/** A feed's series decided so far: true when written (once, at its first match), false when not visible. */
+type SeriesSeen = Map<number, boolean>;
+
+/** An event of the feed as read and shown, with the columns the VEVENT needs beside its record. */
+type Listed = { event: Event; record: EventRecord };
+
+/** A visible series with what its export needs: its detached occurrences as shown, and its extra dates. */
+interface SeriesPart {
+  series: Listed;
+  detached: Listed[];
+  hidden: string[];
 }
 
 /** A batch's VEVENTs, and where the next batch starts (none after the last). */
@@ -102,17 +124,15 @@ export class IcalService {
    */
   async *feed(prepared: PreparedFeed, ctx: RequestContext): AsyncGenerator<string> {
     yield this.calendarHead(ctx);
-    const zones = await eventListQuery(this.dataSource.manager, prepared.filters)
-      .select('DISTINCT e.timezone', 'timezone')
-      .getRawMany<{ timezone: string }>();
-    yield zoneComponents(zones.map((row) => row.timezone));
+    yield await this.feedZones(prepared.filters);
     const linked = new LinkedRecordCache();
+    const seen: SeriesSeen = new Map();
     // The next batch is read while the current one is written: the database and the socket overlap.
-    let next: Promise<Batch> | undefined = this.batch(prepared, ctx, linked, undefined);
+    let next: Promise<Batch> | undefined = this.batch(prepared, ctx, linked, seen, undefined);
     try {
       while (next) {
         const batch: Batch = await next;
-        next = batch.after ? this.batch(prepared, ctx, linked, batch.after) : undefined;
+        next = batch.after ? this.batch(prepared, ctx, linked, seen, batch.after) : undefined;
         if (batch.text) yield batch.text;
       }
     } finally {
@@ -123,21 +143,52 @@ export class IcalService {
   }
 
   /**
+   * The VTIMEZONEs of the zones the feed's events use, and those of the
+   * series they belong to and of those series' occurrences (a series is
+   * written whole, whichever of its occurrences matched).
+   */
+  private async feedZones(filters: EventListFilters): Promise<string> {
+    const manager = this.dataSource.manager;
+    const matched = eventListQuery(manager, filters)
+      .select('e.seriesId')
+      .andWhere('e.seriesId IS NOT NULL');
+    const [zones, seriesZones] = await Promise.all([
+      eventListQuery(manager, filters)
+        .select('DISTINCT e.timezone', 'timezone')
+        .getRawMany<{ timezone: string }>(),
+      manager
+        .createQueryBuilder(Event, 'x')
+        .select('DISTINCT x.timezone', 'timezone')
+        .where(`x.seriesId IN (${matched.getQuery()})`)
+        .setParameters(matched.getParameters())
+        .getRawMany<{ timezone: string }>(),
+    ]);
+    return zoneComponents(
+      [...zones, ...seriesZones].map((row) => row.timezone),
+      seriesZones.map((row) => row.timezone),
+    );
+  }
+
+  /**
    * One keyset batch after `after` (start, then ID; by ID with `include`),
-   * written as VEVENTs. `after` of the result: where the next batch starts,
-   * or undefined when this one was the last.
+   * written as VEVENTs. A series (docs/api.md §14) is written once, where
+   * the first of its events matches: its own VEVENT with the rule, then its
+   * detached occurrences; its other matches are skipped. `after` of the
+   * result: where the next batch starts, or undefined when this one was the last.
    */
   private async batch(
     prepared: PreparedFeed,
     ctx: RequestContext,
     linked: LinkedRecordCache,
+    seen: SeriesSeen,
     after: Cursor | undefined,
   ): Promise<Batch> {
     const byId = prepared.filters.include !== undefined;
     const qb = orderEvents(
       eventListQuery(this.dataSource.manager, prepared.filters)
         .select('e.id', 'id')
-        .addSelect('e.startAt', 'startAt'),
+        .addSelect('e.startAt', 'startAt')
+        .addSelect('e.seriesId', 'seriesId'),
       byId,
     ).limit(this.batchSize);
     if (after && byId) qb.andWhere('e.id > :afterId', { afterId: after.id });
@@ -148,20 +199,51 @@ export class IcalService {
         afterId: after.id,
       });
     }
-    const rows = await qb.getRawMany<{ id: number | string; startAt: number | string }>();
+    const rows = await qb.getRawMany<{
+      id: number | string;
+      startAt: number | string;
+      seriesId: number | string | null;
+    }>();
     if (rows.length === 0) return { text: '' };
-    const listed = await this.events.listedEvents(
-      rows.map((row) => Number(row.id)),
+    const newSeries = [
+      ...new Set(rows.flatMap((row) => (row.seriesId === null ? [] : [Number(row.seriesId)]))),
+    ].filter((id) => !seen.has(id));
+    const parts = await this.seriesParts(
+      newSeries,
+      prepared.filters.scope,
       ctx,
       prepared.password,
       linked,
     );
+    for (const id of newSeries) seen.set(id, false);
+    // In list order: a plain event, or a series at its first match, or (series not shown) the event alone.
+    const pieces: Array<number | SeriesPart> = [];
+    for (const row of rows) {
+      const seriesId = row.seriesId === null ? null : Number(row.seriesId);
+      const part = seriesId === null ? undefined : parts.get(seriesId);
+      if (seriesId !== null && seen.get(seriesId)) continue;
+      if (part && seriesId !== null) {
+        seen.set(seriesId, true);
+        pieces.push(part);
+      } else {
+        pieces.push(Number(row.id));
+      }
+    }
+    const plain = pieces.filter((piece): piece is number => typeof piece === 'number');
+    const listed = new Map(
+      (await this.events.listedEvents(plain, ctx, prepared.password, linked)).map((item) => [
+        item.event.id,
+        item,
+      ]),
+    );
     const last = rows[rows.length - 1];
     return {
-      text: listed
-        .map(({ event, record }) =>
-          vevent({ record, revision: event.revision, uidHost: this.uidHost }),
-        )
+      text: pieces
+        .map((piece) => {
+          if (typeof piece !== 'number') return this.seriesText(piece);
+          const item = listed.get(piece);
+          return item ? this.eventText(item) : '';
+        })
         .join(''),
       after:
         rows.length < this.batchSize
@@ -170,13 +252,145 @@ export class IcalService {
     };
   }
 
-  /** One event as a calendar: the visibility, password and errors of `GET /events/{id}`. */
+  /**
+   * The visible series among `ids` (rows with a rule; the caller's status
+   * scope, as the list), each with its detached occurrences: those the
+   * caller sees, shown as the list shows them, and the dates of the others.
+   */
+  private async seriesParts(
+    ids: number[],
+    scope: StatusScope,
+    ctx: RequestContext,
+    password: string | undefined,
+    linked?: LinkedRecordCache,
+  ): Promise<Map<number, SeriesPart>> {
+    if (ids.length === 0) return new Map();
+    const manager = this.dataSource.manager;
+    const visible = await eventListQuery(manager, { scope, include: ids, window: {} })
+      .select('e.id', 'id')
+      .andWhere('e.recurrence IS NOT NULL')
+      .andWhere('e.seriesId = e.id')
+      .getRawMany<{ id: number | string }>();
+    const seriesIds = visible.map((row) => Number(row.id));
+    if (seriesIds.length === 0) return new Map();
+    const detached = await manager
+      .createQueryBuilder(Event, 'd')
+      .select(['d.id', 'd.seriesId', 'd.occurrenceDate'])
+      .where('d.seriesId IN (:...seriesIds)', { seriesIds })
+      .andWhere('d.detached = :detached', { detached: true })
+      .andWhere('d.id <> d.seriesId')
+      .getMany();
+    const shownIds = new Set(
+      detached.length === 0
+        ? []
+        : (
+            await eventListQuery(manager, {
+              scope,
+              include: detached.map((row) => row.id),
+              window: {},
+            })
+              .select('e.id', 'id')
+              .andWhere('e.hideFromListings = :hidden', { hidden: false })
+              .getRawMany<{ id: number | string }>()
+          ).map((row) => Number(row.id)),
+    );
+    const shown = detached
+      .filter((row) => shownIds.has(row.id))
+      .sort((a, b) => (a.occurrenceDate as string).localeCompare(b.occurrenceDate as string));
+    const listed = new Map(
+      (
+        await this.events.listedEvents(
+          [...seriesIds, ...shown.map((row) => row.id)],
+          ctx,
+          password,
+          linked,
+        )
+      ).map((item) => [item.event.id, item]),
+    );
+    const parts = new Map<number, SeriesPart>();
+    for (const id of seriesIds) {
+      const series = listed.get(id);
+      if (!series) continue;
+      parts.set(id, {
+        series,
+        detached: shown.flatMap((row) => (row.seriesId === id ? (listed.get(row.id) ?? []) : [])),
+        hidden: detached
+          .filter((row) => row.seriesId === id && !shownIds.has(row.id))
+          .map((row) => row.occurrenceDate as string),
+      });
+    }
+    return parts;
+  }
+
+  /** A plain event's VEVENT (or an occurrence's, written alone). */
+  private eventText({ event, record }: Listed): string {
+    return vevent({ record, revision: event.revision, uidHost: this.uidHost });
+  }
+
+  /**
+   * A series as one VEVENT with its rule, then one VEVENT per detached
+   * occurrence with the series' UID and a RECURRENCE-ID (docs/api.md §14).
+   * Every part carries the series' SEQUENCE: it grows with any change of an occurrence.
+   */
+  private seriesText({ series, detached, hidden }: SeriesPart): string {
+    const row = series.event as Event & { recurrence: string };
+    const revision = row.revision;
+    const head: FeedEvent = {
+      record: series.record,
+      revision,
+      uidHost: this.uidHost,
+      series: {
+        dates: seriesDateLines(row, series.record.utc_start_date, series.record.utc_end_date),
+        rules: recurrenceLines(row, {
+          hidden,
+          detached: detached.map(({ event }) => event.occurrenceDate as string),
+        }),
+      },
+    };
+    return (
+      vevent(head) +
+      detached
+        .map(({ event, record }) =>
+          vevent({
+            record,
+            revision,
+            uidHost: this.uidHost,
+            instanceOf: {
+              seriesId: row.id,
+              recurrenceId: recurrenceIdLine(row, event.occurrenceDate as string),
+            },
+          }),
+        )
+        .join('')
+    );
+  }
+
+  /**
+   * One event as a calendar: the visibility, password and errors of
+   * `GET /events/{id}`. A series is written whole, as in feeds; an
+   * occurrence is written alone, as an event of its own (docs/decisions.md).
+   */
   async event(ref: PostRef, query: IcalEventQueryDto, ctx: RequestContext): Promise<string> {
     const record = await this.events.get(ref, ctx, { password: query.password });
     const row = await this.dataSource.manager.findOne(Event, {
       where: { id: record.id },
-      select: { id: true, revision: true },
+      select: { id: true, revision: true, seriesId: true, recurrence: true },
     });
+    if (row && row.recurrence !== null && row.seriesId === row.id) {
+      const scope = listStatusScope(ctx.user, undefined);
+      const part = (await this.seriesParts([row.id], scope, ctx, query.password)).get(row.id);
+      if (part) {
+        const zones = [part.series.event, ...part.detached.map((item) => item.event)].map(
+          (event) => event.timezone,
+        );
+        return (
+          this.calendarHead(ctx) +
+          zoneComponents(zones, zones) +
+          this.seriesText(part) +
+          'END:VCALENDAR\r\n'
+        );
+      }
+    }
     const tzid = tzidOf(record);
     return (
       this.calendarHead(ctx) +
@@ -204,11 +418,19 @@ export function strongTag(parts: unknown): string {
   return `"${createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 27)}"`;
 }
 
-/** The VTIMEZONEs of the IANA zones among these (UTC and UTC±H need none). */
-function zoneComponents(zones: string[]): string {
+/**
+ * The VTIMEZONEs of the IANA zones among these; UTC and UTC±H need none,
+ * except UTC±H zones of series (`seriesZones`), whose rules are written on
+ * the zone's wall clock.
+ */
+function zoneComponents(zones: string[], seriesZones: string[] = []): string {
+  const fixed = new Set(seriesZones.filter(isFixedOffset));
   return [...new Set(zones)]
     .sort()
-    .flatMap((zone) => (/^UTC/i.test(zone) ? [] : (zoneBlock(zone)?.text ?? [])))
+    .flatMap((zone) => {
+      if (fixed.has(zone)) return fixedZoneBlock(zone);
+      return /^UTC/i.test(zone) ? [] : (zoneBlock(zone)?.text ?? []);
+    })
     .join('');
 }
 

@@ -100,6 +100,15 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
   }
 
   /**
+   * An occurrence was edited: the series' revision grows, because the
+   * iCalendar export writes the series and its edited occurrences under one
+   * UID whose SEQUENCE is the series' (docs/api.md §14).
+   */
+  async occurrenceChanged(manager: EntityManager, seriesId: number): Promise<void> {
+    await manager.update(Event, seriesId, { revision: () => 'revision + 1' });
+  }
+
+  /**
    * Deleting one occurrence (trash or for good): its date joins the series'
    * EXDATE line, so no later series edit brings it back.
    */
@@ -121,6 +130,7 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
     await manager.update(Event, seriesId, {
       recurrence: JSON.stringify(lines),
       modifiedAt: nowEpoch(),
+      revision: () => 'revision + 1',
     });
     recordChanges(manager, changed([seriesId], 'updated'));
   }

@@ -109,3 +109,56 @@ function eventFields(vevent: ICAL.Component): Record<string, unknown> {
 export function utcTime(wire: string) {
   return { local: wire, utc: wire, z: true };
 }
+
+/** One occurrence a calendar app shows: its UID, times (UTC wire, or `{date}` all-day) and summary. */
+export interface Shown {
+  uid: string;
+  start: string;
+  end: string;
+  summary: string;
+}
+
+/**
+ * What a calendar app shows from a calendar between two UTC wire times
+ * (starts at or after `from`, ends at or before `to`): every VEVENT, series
+ * expanded by ical.js with their RECURRENCE-ID exceptions applied. Call
+ * after readCalendar (which registers the calendar's VTIMEZONEs).
+ */
+export function expandCalendar(res: Response, from: string, to: string): Shown[] {
+  const root = new ICAL.Component(ICAL.parse((res.body as Buffer).toString('utf8')));
+  const components = root.getAllSubcomponents('vevent');
+  const exceptions = components.filter((c) => c.hasProperty('recurrence-id'));
+  const wire = (time: ICAL.Time) =>
+    time.isDate
+      ? time.toString()
+      : new Date(time.toUnixTime() * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  const inWindow = (start: ICAL.Time, end: ICAL.Time) => {
+    const [s, e] = start.isDate
+      ? [`${start.toString()} 00:00:00`, `${end.toString()} 00:00:00`]
+      : [wire(start), wire(end)];
+    return s >= from && e <= to;
+  };
+  const shown: Shown[] = [];
+  for (const component of components) {
+    if (component.hasProperty('recurrence-id')) continue;
+    const uid = component.getFirstPropertyValue('uid') as string;
+    const event = new ICAL.Event(component, {
+      exceptions: exceptions.filter((c) => c.getFirstPropertyValue('uid') === uid),
+    });
+    const add = (start: ICAL.Time, end: ICAL.Time, item: ICAL.Event) => {
+      if (inWindow(start, end))
+        shown.push({ uid, start: wire(start), end: wire(end), summary: item.summary });
+    };
+    if (!event.isRecurring()) {
+      add(event.startDate, event.endDate, event);
+      continue;
+    }
+    const iterator = event.iterator();
+    for (let next = iterator.next(); next; next = iterator.next()) {
+      const details = event.getOccurrenceDetails(next);
+      if (wire(next) > to && wire(details.startDate) > to) break;
+      add(details.startDate, details.endDate, details.item);
+    }
+  }
+  return shown.sort((a, b) => a.start.localeCompare(b.start) || a.uid.localeCompare(b.uid));
+}
