@@ -5,6 +5,7 @@ import { ConfigurationError } from '../config/env.validation';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { DatabaseLogger, QueryTimeoutSubscriber } from './query-timeout';
+import { loadSqliteDriver } from './sqlite-driver';
 
 export interface DatabaseSettings {
   databaseUrl?: string;
@@ -88,6 +89,7 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
   return {
     ...common,
     type: 'better-sqlite3',
+    driver: loadSqliteDriver(),
     database: settings.sqlitePath,
     // WAL lets readers run during a write; busy_timeout waits for the write lock instead of failing.
     prepareDatabase: (db: { pragma(sql: string): unknown }) => {

@@ -83,11 +83,11 @@ describe('docker/Dockerfile', () => {
   const final = all[all.length - 1];
   const ops = (op: string) => final.body.filter((i) => i.op === op);
 
-  it('is a multi-stage build on a pinned Node 22 (LTS) slim base', () => {
+  it('is a multi-stage build on a pinned Node 24 (LTS) slim base', () => {
     expect(all.length).toBeGreaterThanOrEqual(2);
     for (const stage of all) {
       if (all.some((other) => other.name === stage.from)) continue;
-      expect(stage.from).toBe('node:22-bookworm-slim');
+      expect(stage.from).toBe('node:24-bookworm-slim');
     }
   });
 
