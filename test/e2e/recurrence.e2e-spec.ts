@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { RecurrenceService } from '../../src/events/recurrence/recurrence.service';
+import { FeedClient } from './helpers/changes';
 import { dayAt, eventRecord, eventRequests } from './helpers/events';
 import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
 
@@ -381,6 +382,100 @@ describe('recurring events (contract §16)', () => {
       const starts = await startsOf(id);
       expect(starts.length).toBe(24);
       expect(starts[starts.length - 1]).toBe('2029-12-01 09:00:00');
+    });
+  });
+
+  describe('changes feed (docs/api.md §12, §16)', () => {
+    /** The events an anonymous list shows in the window, as feed keys. */
+    async function listedKeys(): Promise<string[]> {
+      const res = await api.get(`/events?${WINDOW}`).expect(200);
+      expect(res.body.total).toBeLessThanOrEqual(50);
+      return (res.body.events as Array<{ id: number }>).map((e) => `event:${e.id}`).sort();
+    }
+
+    it('announces occurrences that appear, change and disappear', async () => {
+      const feed = new FeedClient(t, undefined, { kinds: 'events' });
+      await feed.sync();
+      expect(feed.keys('event')).toEqual([]);
+
+      // Created: the series and each occurrence arrive as upserts.
+      const id = (await api.create(COURSE).expect(201)).body.id as number;
+      const created = await feed.sync();
+      expect(created.filter((e) => e.type === 'upsert')).toHaveLength(6);
+      expect(feed.keys('event')).toEqual(await listedKeys());
+      const listed = await occurrences(id);
+
+      // A series edit reaches every occurrence, in the feed too.
+      await api.update(id, { title: 'Cursus 2' }).expect(200);
+      const edited = await feed.sync();
+      expect(new Set(edited.map((e) => `${e.kind}:${e.id}:${e.type}`))).toEqual(
+        new Set([id, ...listed.map(([oid]) => oid)].map((oid) => `event:${oid}:upsert`)),
+      );
+      for (const [oid] of listed) {
+        expect(feed.records.get(`event:${oid}`)).toMatchObject({ title: 'Cursus 2' });
+      }
+
+      // A shorter rule: the dates that no longer fit are announced as deletes.
+      await api
+        .update(id, { recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270114T235959Z'] })
+        .expect(200);
+      const shortened = await feed.sync();
+      const dropped = listed.filter(([, start]) => start > '2027-01-15').map(([oid]) => oid);
+      expect(dropped).toHaveLength(2);
+      expect(
+        shortened
+          .filter((e) => e.type === 'delete')
+          .map((e) => e.id)
+          .sort((a, b) => a - b),
+      ).toEqual(dropped.sort((a, b) => a - b));
+      expect(feed.keys('event')).toEqual(await listedKeys());
+
+      // Deleting one occurrence: a delete for it and an upsert of the series (its EXDATE).
+      await api.remove(`/events/${listed[0][0]}`).expect(200);
+      const deletedOne = await feed.sync();
+      expect(deletedOne).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ kind: 'event', id: listed[0][0], type: 'delete' }),
+          expect.objectContaining({ kind: 'event', id, type: 'upsert' }),
+        ]),
+      );
+      expect(feed.records.get(`event:${id}`)?.recurrence).toEqual([
+        'RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270114T235959Z',
+        'EXDATE;TZID=Europe/Amsterdam:20270107T190000',
+      ]);
+      expect(feed.keys('event')).toEqual(await listedKeys());
+
+      // Trashing the series: everything it made is gone for an anonymous reader.
+      await api.remove(`/events/${id}`).expect(200);
+      await feed.sync();
+      expect(feed.keys('event')).toEqual([]);
+    });
+
+    it('announces the occurrences the horizon job adds', async () => {
+      const id = (
+        await api
+          .create({
+            title: 'Maandelijks',
+            start_date: '2026-12-01 09:00:00',
+            end_date: '2026-12-01 10:00:00',
+            recurrence: ['RRULE:FREQ=MONTHLY'],
+          })
+          .expect(201)
+      ).body.id as number;
+      const feed = new FeedClient(t, undefined, { kinds: 'events' });
+      await feed.sync();
+      expect(feed.keys('event')).toHaveLength(25);
+      today = DateTime.fromISO('2027-01-02T12:00:00Z');
+      expect(await recurrence.extendHorizons()).toBe(1);
+      const added = await feed.sync();
+      expect(added).toEqual([
+        expect.objectContaining({
+          kind: 'event',
+          type: 'upsert',
+          record: expect.objectContaining({ start_date: '2029-01-01 09:00:00', series_id: id }),
+        }),
+      ]);
+      expect(feed.keys('event')).toHaveLength(26);
     });
   });
 });
