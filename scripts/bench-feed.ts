@@ -302,4 +302,6 @@ main()
     process.stderr.write(`${error.stack ?? error.message}\n`);
     process.exitCode = 1;
   })
-  .finally(() => void stopAll());
+  // Exits once the children are stopped: the report is out, and an idle keep-alive
+  // socket or pool timer must not keep a finished benchmark running.
+  .finally(() => stopAll().finally(() => process.exit()));
