@@ -111,10 +111,11 @@ onSqlite('webhook sender in the service process', () => {
 
     // Released, not leased: the next instance sends them at once, not after the lease ran out.
     receiver.plan('/queue', []);
-    const restarted = Date.now();
     server = await start();
+    // Timed from readiness: a loaded machine may take long to start the process.
+    const ready = Date.now();
     await receiver.waitFor('/queue', 10, 8000);
-    expect(Date.now() - restarted).toBeLessThan(15_000);
+    expect(Date.now() - ready).toBeLessThan(8000);
     expect(new Set(receiver.on('/queue').map((m) => m.headers['webhook-id'])).size).toBe(10);
   });
 
