@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
 import type { RequestContext } from '../common/http/request-context';
 import { appConfig } from '../config/app.config';
@@ -46,12 +46,18 @@ export class EventRecordsService {
     options: (event: Event) => Partial<EventMapOptions>,
     linkRows?: EventLinkRows,
     linked?: LinkedRecordCache,
+    manager: EntityManager = this.dataSource.manager,
   ): Promise<EventRecord[]> {
     const links = await this.loadLinks(
       events,
-      linkRows ?? (await this.linkRows(events.map((event) => event.id))),
+      linkRows ??
+        (await this.linkRows(
+          events.map((event) => event.id),
+          manager,
+        )),
       ctx,
       linked,
+      manager,
     );
     return events.map((event) =>
       mapEvent(event, links.get(event.id) as EventLinks, {
@@ -68,9 +74,11 @@ export class EventRecordsService {
   }
 
   /** The term and organizer link rows of events: they need only the IDs, so a list reads them beside the events. */
-  async linkRows(ids: number[]): Promise<EventLinkRows> {
+  async linkRows(
+    ids: number[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<EventLinkRows> {
     if (ids.length === 0) return { termLinks: [], organizerLinks: [] };
-    const manager = this.dataSource.manager;
     const [termLinks, organizerLinks] = await Promise.all([
       rowsWhereIn(manager, EventTerm, 'eventId', ids),
       rowsWhereIn(manager, EventOrganizer, 'eventId', ids, 'position'),
@@ -86,24 +94,25 @@ export class EventRecordsService {
     events: Event[],
     { termLinks, organizerLinks }: EventLinkRows,
     ctx: RequestContext,
-    linked?: LinkedRecordCache,
+    linked: LinkedRecordCache | undefined,
+    manager: EntityManager,
   ): Promise<Map<number, EventLinks>> {
     if (events.length === 0) return new Map();
     const [terms, organizers, venues] = await Promise.all([
       cachedRecords(
         linked?.terms,
         termLinks.map((link) => link.termId),
-        (ids) => this.terms.recordsByIds(ids, ctx),
+        (ids) => this.terms.recordsByIds(ids, ctx, manager),
       ),
       cachedRecords(
         linked?.organizers,
         organizerLinks.map((link) => link.organizerId),
-        (ids) => this.organizers.recordsByIds(ids, ctx),
+        (ids) => this.organizers.recordsByIds(ids, ctx, manager),
       ),
       cachedRecords(
         linked?.venues,
         events.flatMap((event) => (event.venueId ? [event.venueId] : [])),
-        (ids) => this.venues.recordsByIds(ids, ctx),
+        (ids) => this.venues.recordsByIds(ids, ctx, manager),
       ),
     ]);
     const visible = <R extends { author: string; status: Event['status'] }>(record?: R) =>

@@ -162,6 +162,28 @@ export class EventsService {
     return new Map(records.map((record) => [record.id, record]));
   }
 
+  /**
+   * Events as their single read with `context=edit` shows them to a caller
+   * who may edit them (JSON-LD and `translations`), trashed ones included,
+   * read through `manager` (a write's transaction: its uncommitted state).
+   */
+  async editRecords(
+    manager: EntityManager,
+    ids: number[],
+    ctx: RequestContext,
+  ): Promise<Map<number, EventRecord>> {
+    const loaded = await loadEvents(manager, ids);
+    const records = await this.records.map(
+      [...loaded.values()],
+      ctx,
+      () => ({ withJsonLd: true, withTranslations: true }),
+      undefined,
+      undefined,
+      manager,
+    );
+    return new Map(records.map((record) => [record.id, record]));
+  }
+
   /** Create: the event, its texts, links and any inline venue, organizers or terms in one transaction. */
   async create(input: CreateEventDto, ctx: RequestContext): Promise<EventRecord> {
     assertCanCreate(ctx.user);

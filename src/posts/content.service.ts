@@ -130,9 +130,28 @@ export abstract class ContentService<
   }
 
   /** Records for embedding in events, in ctx.language with fallback: no JSON-LD, no translations; one query. */
-  async recordsByIds(ids: number[], ctx: RequestContext): Promise<Map<number, R>> {
-    const items = await loadPosts(this.dataSource.manager, this.kind, [...new Set(ids)]);
+  async recordsByIds(
+    ids: number[],
+    ctx: RequestContext,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<Map<number, R>> {
+    const items = await loadPosts(manager, this.kind, [...new Set(ids)]);
     const options = this.mapOptions(ctx, {});
+    return new Map([...items].map(([id, item]) => [id, this.kind.map(item, options)]));
+  }
+
+  /**
+   * Records as their single read with `context=edit` shows them to a caller
+   * who may edit them (JSON-LD and `translations`), trashed ones included,
+   * read through `manager` (a write's transaction: its uncommitted state).
+   */
+  async editRecords(
+    manager: EntityManager,
+    ids: number[],
+    ctx: RequestContext,
+  ): Promise<Map<number, R>> {
+    const items = await loadPosts(manager, this.kind, [...new Set(ids)]);
+    const options = this.mapOptions(ctx, { withJsonLd: true, withTranslations: true });
     return new Map([...items].map(([id, item]) => [id, this.kind.map(item, options)]));
   }
 

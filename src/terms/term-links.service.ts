@@ -30,9 +30,14 @@ export class TermLinksService {
   ) {}
 
   /** Term records by ID with their counts, in two queries (events embed these). */
-  async recordsByIds(ids: number[], ctx: RequestContext): Promise<Map<number, TermRecord>> {
-    const terms = await loadTerms(this.dataSource.manager, [...new Set(ids)]);
-    const options = termMapOptions(ctx, this.config.publicSiteUrl, false);
+  async recordsByIds(
+    ids: number[],
+    ctx: RequestContext,
+    manager: EntityManager = this.dataSource.manager,
+    withTranslations = false,
+  ): Promise<Map<number, TermRecord>> {
+    const terms = await loadTerms(manager, [...new Set(ids)]);
+    const options = termMapOptions(ctx, this.config.publicSiteUrl, withTranslations);
     const records = new Map<number, TermRecord>();
     for (const term of terms.values()) {
       if (term.translations.length === 0) continue;

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
-import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { WebhookMessage } from './entities/webhook-message.entity';
 import { subscribes } from './message-types';
 import { WebhookSender } from './webhook-sender.service';
@@ -12,6 +11,16 @@ export interface OutgoingMessage {
   type: string;
   data: Record<string, unknown>;
 }
+
+/** An endpoint as the outbox needs it: where deliveries go and what it wants. */
+export interface Subscriber {
+  id: number;
+  events: string[];
+}
+
+/** Messages per INSERT, and the most body bytes one INSERT carries (MySQL's packet limit). */
+const ROWS_PER_INSERT = 500;
+const BYTES_PER_INSERT = 4 * 1024 * 1024;
 
 /** A `webhook-id`: unique per message, the same on every attempt. */
 export function newMessageId(): string {
@@ -29,56 +38,99 @@ export class WebhookOutbox {
   constructor(private readonly sender: WebhookSender) {}
 
   /**
-   * Stores the messages for every enabled endpoint subscribed to their type
-   * (or only for `to`, enabled or not: a ping). Nothing is written when no
-   * endpoint wants a message. The sender is woken when the transaction commits.
+   * The enabled endpoints that subscribe to any of `types`. Most writes stop
+   * at the first, plain read (nobody subscribes). When someone does, the
+   * endpoints are read again with a shared lock on MySQL/MariaDB: the
+   * deliveries about to be written reference them, and an endpoint deleted
+   * meanwhile would otherwise fail the write on its foreign key (a delete now
+   * waits for this transaction instead).
    */
-  async enqueue(
+  async subscribers(manager: EntityManager, types: string[]): Promise<Subscriber[]> {
+    const wanted = (list: Subscriber[]) =>
+      list.filter((endpoint) => types.some((type) => subscribes(endpoint.events, type)));
+    if (wanted(await readEndpoints(manager, false)).length === 0) return [];
+    return wanted(await readEndpoints(manager, manager.connection.options.type === 'mysql'));
+  }
+
+  /**
+   * Stores the messages, each with a pending delivery for every endpoint of
+   * `to` that subscribes to its type (all of them when `forced`: a ping).
+   * A few multi-row statements whatever the number of messages. The sender is
+   * woken when the transaction commits. Returns the messages' `webhook-id`s.
+   */
+  async store(
     manager: EntityManager,
     messages: OutgoingMessage[],
-    to?: WebhookEndpoint,
-  ): Promise<Array<{ delivery: WebhookDelivery; message: WebhookMessage }>> {
-    const endpoints: Array<Pick<WebhookEndpoint, 'id' | 'events'>> = to
-      ? [to]
-      : await manager.find(WebhookEndpoint, {
-          select: { id: true, events: true },
-          where: { enabled: true },
-        });
-    const created: Array<{ delivery: WebhookDelivery; message: WebhookMessage }> = [];
+    to: Subscriber[],
+    forced = false,
+  ): Promise<string[]> {
     const now = Date.now();
-    for (const { type, data } of messages) {
-      const targets = to ? endpoints : endpoints.filter((e) => subscribes(e.events, type));
-      if (targets.length === 0) continue;
-      const body = JSON.stringify({ type, timestamp: new Date(now).toISOString(), data });
-      const message = manager.create(WebhookMessage, {
-        messageId: newMessageId(),
-        type,
-        body,
-        createdMs: now,
-      });
-      await manager.insert(WebhookMessage, message);
-      const deliveries = targets.map((endpoint) =>
-        manager.create(WebhookDelivery, {
-          endpointId: endpoint.id,
-          messageId: message.id,
-          status: 'pending',
-          attempts: 0,
-          forced: to !== undefined,
-          lastStatusCode: null,
-          lastResponse: null,
-          lastError: null,
-          lastAttemptMs: null,
-          nextAttemptMs: now,
-          leaseUntilMs: null,
-          leaseOwner: null,
-          createdMs: now,
-        }),
+    const timestamp = new Date(now).toISOString();
+    const rows = messages.map(({ type, data }) => ({
+      messageId: newMessageId(),
+      type,
+      body: JSON.stringify({ type, timestamp, data }),
+    }));
+    for (const chunk of chunks(rows)) {
+      await manager.query(
+        `INSERT INTO webhook_messages (message_id, type, body, created_ms) VALUES ${chunk
+          .map(() => '(?, ?, ?, ?)')
+          .join(', ')}`,
+        chunk.flatMap((row) => [row.messageId, row.type, row.body, now]),
       );
-      // One row at a time: every driver then reports each generated ID.
-      for (const delivery of deliveries) await manager.insert(WebhookDelivery, delivery);
-      created.push(...deliveries.map((delivery) => ({ delivery, message })));
+      // The deliveries take the new rows' IDs from the rows themselves: one statement per endpoint.
+      for (const endpoint of to) {
+        const mine = forced ? chunk : chunk.filter((row) => subscribes(endpoint.events, row.type));
+        if (mine.length === 0) continue;
+        await manager.query(
+          'INSERT INTO webhook_deliveries ' +
+            '(endpoint_id, message_id, status, attempts, forced, next_attempt_ms, created_ms) ' +
+            `SELECT ?, id, 'pending', 0, ?, ?, ? FROM webhook_messages WHERE message_id IN (${mine
+              .map(() => '?')
+              .join(', ')})`,
+          [endpoint.id, forced ? 1 : 0, now, now, ...mine.map((row) => row.messageId)],
+        );
+      }
     }
-    if (created.length > 0) this.sender.wakeAfterCommit(manager);
-    return created;
+    if (rows.length > 0 && to.length > 0) this.sender.wakeAfterCommit(manager);
+    return rows.map((row) => row.messageId);
   }
+
+  /** Queues one message to one endpoint, whatever it subscribes to and even if disabled. */
+  async storeForced(
+    manager: EntityManager,
+    message: OutgoingMessage,
+    to: Subscriber,
+  ): Promise<{ delivery: WebhookDelivery; message: WebhookMessage }> {
+    const [messageId] = await this.store(manager, [message], [to], true);
+    const stored = await manager.findOneByOrFail(WebhookMessage, { messageId });
+    const delivery = await manager.findOneByOrFail(WebhookDelivery, { messageId: stored.id });
+    return { delivery, message: stored };
+  }
+}
+
+async function readEndpoints(manager: EntityManager, lock: boolean): Promise<Subscriber[]> {
+  const rows: Array<{ id: number | string; events: string }> = await manager.query(
+    `SELECT id, events FROM webhook_endpoints WHERE enabled = 1${lock ? ' LOCK IN SHARE MODE' : ''}`,
+  );
+  return rows.map((row) => ({ id: Number(row.id), events: JSON.parse(row.events) as string[] }));
+}
+
+/** Rows in groups small enough for one statement. */
+function* chunks<T extends { body: string }>(rows: T[]): Generator<T[]> {
+  let chunk: T[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    if (
+      chunk.length > 0 &&
+      (chunk.length >= ROWS_PER_INSERT || bytes + Buffer.byteLength(row.body) > BYTES_PER_INSERT)
+    ) {
+      yield chunk;
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(row);
+    bytes += Buffer.byteLength(row.body);
+  }
+  if (chunk.length > 0) yield chunk;
 }

@@ -53,6 +53,8 @@ interface ClaimedRow {
   body: string;
   url: string;
   secret: string;
+  /** The endpoint's count of failed messages in a row when claimed. */
+  consecutive_failures: number;
 }
 
 /**
@@ -216,7 +218,8 @@ export class WebhookSender
         [now + this.leaseMs(ahead + ids.length) + LEASE_MARGIN_MS, this.owner, ...ids],
       );
       const rows: ClaimedRow[] = await manager.query(
-        'SELECT d.id, d.attempts, d.forced, d.endpoint_id, m.message_id, m.body, e.url, e.secret ' +
+        'SELECT d.id, d.attempts, d.forced, d.endpoint_id, m.message_id, m.body, e.url, e.secret, ' +
+          'e.consecutive_failures ' +
           'FROM webhook_deliveries d ' +
           'JOIN webhook_messages m ON m.id = d.message_id ' +
           'JOIN webhook_endpoints e ON e.id = d.endpoint_id ' +
@@ -229,6 +232,7 @@ export class WebhookSender
         attempts: Number(row.attempts),
         forced: Boolean(Number(row.forced)),
         endpoint_id: Number(row.endpoint_id),
+        consecutive_failures: Number(row.consecutive_failures),
       }));
     });
   }
@@ -409,6 +413,9 @@ export class WebhookSender
       .execute();
     if (!update.affected) return false;
     if (delivered) {
+      // Only when there is a count to reset: the endpoint's row lock would make every
+      // content write that reads the endpoints with a lock wait for this batch.
+      if (row.consecutive_failures === 0) return false;
       await manager.query(
         'UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0',
         [row.endpoint_id],

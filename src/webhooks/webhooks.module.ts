@@ -1,13 +1,19 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { OrganizersModule } from '../organizers/organizers.module';
+import { TermsModule } from '../terms/terms.module';
+import { VenuesModule } from '../venues/venues.module';
+import { ChangeMessages } from './change-messages';
 import { WebhookOutbox } from './webhook-outbox';
 import { WebhookSender } from './webhook-sender.service';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
 
-/** Webhooks (docs/api.md §15): endpoints, the outbox and its sender. */
+/** Webhooks (docs/api.md §15): endpoints, change messages, the outbox and its sender. */
 @Module({
+  imports: [EventsModule, VenuesModule, OrganizersModule, TermsModule],
   controllers: [WebhooksController],
-  providers: [WebhooksService, WebhookOutbox, WebhookSender],
+  providers: [WebhooksService, WebhookOutbox, WebhookSender, ChangeMessages],
   exports: [WebhookOutbox],
 })
 export class WebhooksModule {}

@@ -171,8 +171,8 @@ export class WebhooksService {
   /** Queues a `ping` message to the endpoint, sent now whatever it subscribes to. */
   async ping(id: number): Promise<WebhookDeliveryDto> {
     const endpoint = await this.findOrFail(id);
-    const [queued] = await writeTransaction(this.dataSource, (manager) =>
-      this.outbox.enqueue(manager, [{ type: PING, data: { kind: 'webhook', id } }], endpoint),
+    const queued = await writeTransaction(this.dataSource, (manager) =>
+      this.outbox.storeForced(manager, { type: PING, data: { kind: 'webhook', id } }, endpoint),
     );
     return mapDelivery(queued.delivery, queued.message);
   }

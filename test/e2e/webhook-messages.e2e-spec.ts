@@ -1,0 +1,337 @@
+import { Webhook } from 'standardwebhooks';
+import { onBeforeCommit, writeTransaction } from '../../src/database/write-transaction';
+import { recordChanges } from '../../src/changes/change-tracker';
+import { EventsService } from '../../src/events/events.service';
+import { VenuesService } from '../../src/venues/venues.service';
+import { dayAt } from './helpers/events';
+import { API } from './helpers/test-app';
+import { eventually, Received, sleep, useWebhookApp } from './helpers/webhook-receiver';
+
+/*
+ * Change messages (docs/api.md §15): every write announces its records as
+ * `<kind>.created|updated|deleted` to the endpoints that subscribe, from the
+ * outbox written in the write's transaction. Real receiver on 127.0.0.1,
+ * signatures checked with the standardwebhooks library.
+ */
+
+interface Message {
+  id: string;
+  type: string;
+  timestamp: string;
+  data: { kind: string; id: number; permanent?: boolean; record?: Record<string, any> };
+}
+
+type Kind = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+const COLLECTION: Record<Kind, string> = {
+  event: 'events',
+  venue: 'venues',
+  organizer: 'organizers',
+  category: 'categories',
+  tag: 'tags',
+};
+/** A create body per kind, and a change in English (a second translation). */
+const BODIES: Record<Kind, [Record<string, unknown>, Record<string, unknown>]> = {
+  event: [
+    { title: 'Jazz in het park', start_date: dayAt(3, '20:00:00'), end_date: dayAt(3, '22:00:00') },
+    { title: 'Jazz in the park' },
+  ],
+  venue: [{ venue: 'Tivoli' }, { venue: 'Tivoli (en)' }],
+  organizer: [{ organizer: 'Stichting Jazz' }, { organizer: 'Jazz Foundation' }],
+  category: [{ name: 'Muziek' }, { name: 'Music' }],
+  tag: [{ name: 'buiten' }, { name: 'outdoors' }],
+};
+/** Records link to {api} at PUBLIC_SITE_URL (the test app's), as a GET on that host shows them. */
+const PUBLIC_HOST = 'calendar.test';
+
+describe('webhook change messages', () => {
+  const ctx = useWebhookApp({
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_RETRY_SCHEDULE: '100ms,200ms',
+    WEBHOOK_TIMEOUT_MS: '3000',
+  });
+  const admin = () => ctx.admin();
+
+  async function register(path: string, events: string[] = ['*'], extra = {}) {
+    const res = await ctx.t
+      .http()
+      .post(`${API}/webhooks`)
+      .set(admin())
+      .send({ url: ctx.receiver.url(path), events, ...extra })
+      .expect(201);
+    return res.body as { id: number; secret: string };
+  }
+
+  /** The messages `path` received, each verified with the endpoint's secret. */
+  function messages(path: string, secret: string): Message[] {
+    return ctx.receiver.on(path).map((received: Received) => {
+      const payload = new Webhook(secret).verify(received.body, {
+        'webhook-id': String(received.headers['webhook-id']),
+        'webhook-timestamp': String(received.headers['webhook-timestamp']),
+        'webhook-signature': String(received.headers['webhook-signature']),
+      }) as Omit<Message, 'id'>;
+      return { id: String(received.headers['webhook-id']), ...payload };
+    });
+  }
+
+  async function waitMessages(path: string, secret: string, count: number): Promise<Message[]> {
+    await ctx.receiver.waitFor(path, count);
+    // Anything more that would come comes now.
+    await sleep(300);
+    return messages(path, secret);
+  }
+
+  const write = (method: 'post' | 'patch' | 'delete', path: string, body?: object) => {
+    const req = ctx.t.http()[method](`${API}${path}`).set(admin());
+    return body ? req.send(body) : req;
+  };
+
+  /** The record as an administrator reads it with context=edit, in the default language. */
+  const editRead = async (kind: Kind, id: number) =>
+    (
+      await ctx.t
+        .http()
+        .get(`${API}/${COLLECTION[kind]}/${id}?context=edit`)
+        .set(admin())
+        .set('Host', PUBLIC_HOST)
+        .expect(200)
+    ).body as Record<string, any>;
+
+  const outboxRows = async () =>
+    Number(
+      (await ctx.t.dataSource.query('SELECT COUNT(*) AS n FROM webhook_messages'))[0].n as string,
+    );
+
+  describe.each(Object.keys(COLLECTION) as Kind[])('%s', (kind) => {
+    const terms = kind === 'category' || kind === 'tag';
+
+    it(`announces ${kind}.created, .updated and .deleted with the record as an administrator edits it`, async () => {
+      const { secret } = await register(`/all-${kind}`);
+      const [createBody, englishBody] = BODIES[kind];
+      const created = await write('post', `/${COLLECTION[kind]}`, createBody).expect(201);
+      const id = created.body.id as number;
+      const [first] = await waitMessages(`/all-${kind}`, secret, 1);
+      expect(first).toEqual({
+        id: expect.stringMatching(/^msg_[A-Za-z0-9_-]{22}$/),
+        type: `${kind}.created`,
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        data: { kind, id, record: await editRead(kind, id) },
+      });
+      expect(first.data.record?.translations).toEqual({ nl: expect.any(Object) });
+
+      await write('patch', `/${COLLECTION[kind]}/${id}?language=en`, englishBody).expect(200);
+      const afterUpdate = await editRead(kind, id);
+      const updated = (await waitMessages(`/all-${kind}`, secret, 2)).find(
+        (m) => m.type === `${kind}.updated`,
+      );
+      expect(updated?.data).toEqual({ kind, id, record: afterUpdate });
+      // context=edit in DEFAULT_LANGUAGE (nl), with both languages' texts.
+      expect(afterUpdate.language).toBe('nl');
+      expect(Object.keys(afterUpdate.translations).sort()).toEqual(['en', 'nl']);
+
+      if (!terms) {
+        await write('delete', `/${COLLECTION[kind]}/${id}`).expect(200);
+        const trashed = (await waitMessages(`/all-${kind}`, secret, 3)).find(
+          (m) => m.type === `${kind}.deleted`,
+        );
+        expect(trashed?.data).toEqual({
+          kind,
+          id,
+          permanent: false,
+          record: expect.objectContaining({
+            id,
+            status: 'trash',
+            translations: afterUpdate.translations,
+          }),
+        });
+      }
+      await write('delete', `/${COLLECTION[kind]}/${id}?force=true`).expect(200);
+      const all = await waitMessages(`/all-${kind}`, secret, terms ? 3 : 4);
+      const gone = all.filter((m) => m.type === `${kind}.deleted` && m.data.permanent);
+      expect(gone.map((m) => m.data)).toEqual([{ kind, id, permanent: true }]);
+      expect(all.map((m) => m.type).sort()).toEqual(
+        [
+          `${kind}.created`,
+          `${kind}.updated`,
+          `${kind}.deleted`,
+          ...(terms ? [] : [`${kind}.deleted`]),
+        ].sort(),
+      );
+      // One webhook-id per message.
+      expect(new Set(all.map((m) => m.id)).size).toBe(all.length);
+    });
+  });
+
+  it('announces the linked records a write changes: an inline venue, a new category, its count', async () => {
+    const { secret } = await register('/linked');
+    const created = await write('post', '/events', {
+      ...BODIES.event[0],
+      status: 'publish',
+      venue: { venue: 'Paradiso' },
+      categories: ['Pop'],
+    }).expect(201);
+    const got = await waitMessages('/linked', secret, 3);
+    const venueId = created.body.venue.id as number;
+    const categoryId = created.body.categories[0].id as number;
+    expect(got.map((m) => [m.type, m.data.id]).sort()).toEqual(
+      [
+        ['category.created', categoryId],
+        ['event.created', created.body.id],
+        ['venue.created', venueId],
+      ].sort(),
+    );
+    const category = got.find((m) => m.type === 'category.created')?.data.record;
+    // Read in the write's transaction: the count already includes the new event.
+    expect(category).toEqual(await editRead('category', categoryId));
+    expect(category?.count).toBe(1);
+  });
+
+  it('sends an endpoint only the types it subscribes to; `*` gets all; disabled endpoints nothing', async () => {
+    const venues = await register('/venues-created', ['venue.created']);
+    const all = await register('/star', ['*']);
+    await register('/off', ['*'], { enabled: false });
+    const venue = await write('post', '/venues', { venue: 'Melkweg' }).expect(201);
+    await write('patch', `/venues/${venue.body.id}`, { city: 'Amsterdam' }).expect(200);
+    await write('post', '/venues', { venue: 'Doornroosje' }).expect(201);
+    await write('post', '/tags', { name: 'gratis' }).expect(201);
+    const star = await waitMessages('/star', all.secret, 4);
+    expect(star.map((m) => m.type).sort()).toEqual([
+      'tag.created',
+      'venue.created',
+      'venue.created',
+      'venue.updated',
+    ]);
+    const only = messages('/venues-created', venues.secret);
+    expect(only.map((m) => m.type)).toEqual(['venue.created', 'venue.created']);
+    // The same message (same webhook-id) to every endpoint that wants it.
+    expect(new Set(only.map((m) => m.id))).toEqual(
+      new Set(star.filter((m) => m.type === 'venue.created').map((m) => m.id)),
+    );
+    expect(ctx.receiver.on('/off')).toEqual([]);
+  });
+
+  it('renders nothing when no enabled endpoint subscribes to the write', async () => {
+    const events = ctx.t.app.get(EventsService);
+    const venues = ctx.t.app.get(VenuesService);
+    const eventReads = jest.spyOn(events, 'editRecords');
+    const venueReads = jest.spyOn(venues, 'editRecords');
+    try {
+      await register('/tags-only', ['tag.deleted']);
+      await register('/disabled', ['*'], { enabled: false });
+      await write('post', '/events', { ...BODIES.event[0], venue: { venue: 'Vera' } }).expect(201);
+      expect(eventReads).not.toHaveBeenCalled();
+      expect(venueReads).not.toHaveBeenCalled();
+      expect(await outboxRows()).toBe(0);
+
+      // Subscribed to venues only: the venue is read, the event is not.
+      await register('/venues', ['venue.created']);
+      await write('post', '/events', { ...BODIES.event[0], venue: { venue: 'Simplon' } }).expect(
+        201,
+      );
+      expect(eventReads).not.toHaveBeenCalled();
+      expect(venueReads).toHaveBeenCalledTimes(1);
+      expect(await outboxRows()).toBe(1);
+    } finally {
+      eventReads.mockRestore();
+      venueReads.mockRestore();
+    }
+  });
+
+  it('a new endpoint gets the messages of every write that starts after its creation', async () => {
+    for (let i = 0; i < 5; i++) {
+      const { secret } = await register(`/new-${i}`, ['tag.created']);
+      const tag = await write('post', '/tags', { name: `tag ${i}` }).expect(201);
+      const [message] = await waitMessages(`/new-${i}`, secret, 1);
+      expect(message.data.id).toBe(tag.body.id);
+    }
+  });
+
+  it('a write that fails validation or rolls back sends nothing', async () => {
+    const { secret } = await register('/rollback');
+    // The inline venue is inserted, then the unknown category fails the write: all rolled back.
+    const failed = await write('post', '/events', {
+      ...BODIES.event[0],
+      venue: { venue: 'Nooit' },
+      categories: [999],
+    });
+    expect(failed.status).toBe(400);
+    await write('post', '/venues', { venue: '' }).expect(400);
+
+    // A transaction that fails after its messages were stored (its last step, before COMMIT).
+    const venue = await write('post', '/venues', { venue: 'Oosterpoort' }).expect(201);
+    await ctx.receiver.waitFor('/rollback', 1);
+    const unregister = onBeforeCommit(ctx.t.dataSource, () =>
+      Promise.reject(new Error('fails at commit')),
+    );
+    try {
+      await expect(
+        writeTransaction(ctx.t.dataSource, async (manager) => {
+          await manager.query('UPDATE venues SET modified_at = modified_at + 1 WHERE id = ?', [
+            venue.body.id,
+          ]);
+          recordChanges(manager, [{ kind: 'venue', id: venue.body.id, action: 'updated' }]);
+        }),
+      ).rejects.toThrow('fails at commit');
+    } finally {
+      unregister();
+    }
+    await write('post', '/tags', { name: 'na de fout' }).expect(201);
+    const got = await waitMessages('/rollback', secret, 2);
+    expect(got.map((m) => m.type).sort()).toEqual(['tag.created', 'venue.created']);
+    expect(await outboxRows()).toBe(2);
+  });
+
+  it('does not announce events only because a venue they embed changed its visibility', async () => {
+    const venue = await write('post', '/venues', { venue: 'Ekko', status: 'publish' }).expect(201);
+    await write('post', '/events', { ...BODIES.event[0], venue: venue.body.id }).expect(201);
+    const { secret } = await register('/via');
+    await write('patch', `/venues/${venue.body.id}`, { status: 'draft' }).expect(200);
+    await write('post', '/tags', { name: 'sentinel' }).expect(201);
+    const got = await waitMessages('/via', secret, 2);
+    expect(got.map((m) => m.type).sort()).toEqual(['tag.created', 'venue.updated']);
+  });
+
+  it('announces every occurrence of a recurring series', async () => {
+    const { secret } = await register('/series', ['event.created', 'event.deleted']);
+    const series = await write('post', '/events', {
+      ...BODIES.event[0],
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+    }).expect(201);
+    const created = await waitMessages('/series', secret, 3);
+    expect(created.map((m) => m.type)).toEqual(Array(3).fill('event.created'));
+    const ids = created.map((m) => m.data.id).sort((a, b) => a - b);
+    expect(ids[0]).toBe(series.body.id);
+    for (const m of created) expect(m.data.record?.series_id).toBe(series.body.id);
+    await write('delete', `/events/${series.body.id}?force=true`).expect(200);
+    const all = await waitMessages('/series', secret, 6);
+    expect(
+      all
+        .filter((m) => m.type === 'event.deleted')
+        .map((m) => m.data)
+        .sort((a, b) => a.id - b.id),
+    ).toEqual(ids.map((id) => ({ kind: 'event', id, permanent: true })));
+  });
+
+  it('retries a change message with the same webhook-id', async () => {
+    ctx.receiver.plan('/flaky', [{ status: 500 }, { status: 503 }]);
+    const { id, secret } = await register('/flaky', ['organizer.created']);
+    await write('post', '/organizers', { organizer: 'Herhaling' }).expect(201);
+    const got = await ctx.receiver.waitFor('/flaky', 3);
+    expect(new Set(got.map((m) => m.headers['webhook-id'])).size).toBe(1);
+    expect(messages('/flaky', secret).map((m) => m.type)).toEqual(
+      Array(3).fill('organizer.created'),
+    );
+    const [entry] = await eventually(
+      async () =>
+        (await ctx.t.http().get(`${API}/webhooks/${id}/deliveries`).set(admin()).expect(200)).body
+          .deliveries as Array<Record<string, unknown>>,
+      (log) => log[0]?.status === 'delivered',
+    );
+    expect(entry).toEqual(
+      expect.objectContaining({
+        type: 'organizer.created',
+        message_id: got[0].headers['webhook-id'],
+        attempts: 3,
+      }),
+    );
+  });
+});
