@@ -12,7 +12,9 @@ import { send, ServerProcess, startServer } from './server-process';
  * - WEBHOOKS_WORKER=false sends nothing; the message waits in the outbox,
  *   across a restart, and the next instance with a sender delivers it;
  * - SIGTERM while an attempt is in flight: the process stops claiming, lets
- *   the attempt finish and records it before it exits.
+ *   the attempt finish and records it before it exits;
+ * - a content write's change message survives a SIGKILL between the commit
+ *   and its delivery.
  */
 const onSqlite = process.env.TEST_ENGINE === 'mysql' ? describe.skip : describe;
 
@@ -72,6 +74,39 @@ onSqlite('webhook sender in the service process', () => {
       ),
     ).toEqual(expect.objectContaining({ type: 'ping' }));
   });
+
+  it('a change message whose write committed survives a SIGKILL before its delivery', async () => {
+    // No sender: the process is killed with the message committed and not yet sent.
+    server = await start({ WEBHOOKS_WORKER: 'false' });
+    const created = await call('POST', '/webhooks', {
+      url: receiver.url('/killed'),
+      events: ['venue.created'],
+    });
+    const venue = await call('POST', '/venues', { venue: 'Na de crash' });
+    expect(venue.status).toBe(201);
+    server.child.kill('SIGKILL');
+    expect(await server.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(receiver.on('/killed')).toEqual([]);
+
+    server = await start();
+    const [message] = await receiver.waitFor('/killed', 1);
+    expect(
+      new Webhook(created.body.secret).verify(
+        message.body,
+        message.headers as Record<string, string>,
+      ),
+    ).toEqual({
+      type: 'venue.created',
+      timestamp: expect.any(String),
+      data: {
+        kind: 'venue',
+        id: venue.body.id,
+        record: expect.objectContaining({ id: venue.body.id, venue: 'Na de crash' }),
+      },
+    });
+    await sleep(500);
+    expect(receiver.on('/killed')).toHaveLength(1);
+  }, 90_000);
 
   it('SIGTERM lets the attempt in flight finish and records it before exiting', async () => {
     receiver.plan('/slow', [{ delayMs: 1500, status: 200, body: 'took a while' }]);

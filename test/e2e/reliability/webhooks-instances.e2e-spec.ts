@@ -1,0 +1,84 @@
+import { API, createTestApp, mysqlTestUrl, TestApp, tokenFor, USERS } from '../helpers/test-app';
+import { eventually, sleep, WebhookReceiver } from '../helpers/webhook-receiver';
+import { send, ServerProcess, startServer } from './server-process';
+
+/*
+ * Two service processes with their senders on one MariaDB database (docs/api.md
+ * §15: each message is sent by one instance at a time). 1,000 writes spread
+ * over both; a receiver counts every webhook-id: each arrives exactly once,
+ * and every delivery is recorded delivered at its first attempt. MySQL only:
+ * on SQLite one process sends.
+ */
+const onMysql = process.env.TEST_ENGINE === 'mysql' ? describe : describe.skip;
+
+const WRITES = 1000;
+const CONCURRENCY = 8;
+
+onMysql('webhook senders on two instances', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  const servers: ServerProcess[] = [];
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    // Migrates and empties the database; sends nothing itself.
+    t = await createTestApp({ WEBHOOKS_WORKER: 'false' });
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await t?.close();
+    await receiver?.stop();
+  });
+
+  it('delivers every message of 1,000 writes exactly once', async () => {
+    const admin = `Bearer ${await tokenFor(USERS.administrator)}`;
+    for (let i = 0; i < 2; i++) {
+      servers.push(
+        await startServer({
+          DATABASE_URL: mysqlTestUrl().url,
+          WEBHOOKS_WORKER: 'true',
+          WEBHOOK_ALLOW_HTTP: 'true',
+          WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        }),
+      );
+    }
+    const call = (port: number, method: string, path: string, body?: unknown) =>
+      send(port, method, `${API}${path}`, {
+        headers: { Authorization: admin, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const endpoint = await call(servers[0].port, 'POST', '/webhooks', {
+      url: receiver.url('/count'),
+      events: ['venue.created'],
+    });
+    expect(endpoint.status).toBe(201);
+
+    let next = 0;
+    const writer = async () => {
+      while (next < WRITES) {
+        const i = next++;
+        const res = await call(servers[i % 2].port, 'POST', '/venues', { venue: `Zaal ${i}` });
+        expect(res.status).toBe(201);
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, writer));
+
+    const ids = () => new Set(receiver.on('/count').map((m) => m.headers['webhook-id']));
+    await eventually(
+      async () => ids().size,
+      (size) => size >= WRITES,
+      60_000,
+    );
+    // Anything sent twice would arrive now.
+    await sleep(1500);
+    expect([receiver.on('/count').length, ids().size]).toEqual([WRITES, WRITES]);
+    const log: Array<{ status: string; attempts: number | string; n: number | string }> =
+      await t.dataSource.query(
+        'SELECT status, attempts, COUNT(*) AS n FROM webhook_deliveries GROUP BY status, attempts',
+      );
+    expect(log.map((row) => [row.status, Number(row.attempts), Number(row.n)])).toEqual([
+      ['delivered', 1, WRITES],
+    ]);
+    for (const server of servers) expect(server.output()).not.toMatch(/error/i);
+  }, 180_000);
+});
