@@ -20,10 +20,10 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { LanguageQueryDto } from '../common/dto/language-query.dto';
 import { IdParamPipe } from '../common/http/id-param.pipe';
 import { Ctx, RequestContext } from '../common/http/request-context';
 import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
+import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { ListWebhooksQueryDto } from './dto/list-webhooks.query.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
@@ -36,6 +36,7 @@ import { WebhooksGuard } from './webhooks.guard';
 import { WebhooksService } from './webhooks.service';
 
 @ApiTags('webhooks')
+@ApiLanguageQuery()
 @ApiBearerAuth()
 @UseGuards(WebhooksGuard)
 @Controller('webhooks')
@@ -57,7 +58,6 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Register a webhook endpoint (administrators)' })
   async create(
     @Body() body: CreateWebhookDto,
-    @Query() _q: LanguageQueryDto,
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
@@ -69,25 +69,21 @@ export class WebhooksController {
   @Get(':id')
   @ApiOkResponse({ type: WebhookRecordDto })
   @ApiOperation({ summary: 'Read a webhook endpoint (administrators)' })
-  get(@Param('id', IdParamPipe) id: number, @Query() _q: LanguageQueryDto) {
+  get(@Param('id', IdParamPipe) id: number) {
     return this.webhooks.get(id);
   }
 
   @Patch(':id')
   @ApiOkResponse({ type: WebhookRecordDto })
   @ApiOperation({ summary: 'Change a webhook endpoint (administrators)' })
-  update(
-    @Param('id', IdParamPipe) id: number,
-    @Body() body: UpdateWebhookDto,
-    @Query() _q: LanguageQueryDto,
-  ) {
+  update(@Param('id', IdParamPipe) id: number, @Body() body: UpdateWebhookDto) {
     return this.webhooks.update(id, body);
   }
 
   @Delete(':id')
   @ApiOkResponse({ type: WebhookRecordDto, description: 'The endpoint as it was.' })
   @ApiOperation({ summary: 'Delete a webhook endpoint and its deliveries (administrators)' })
-  remove(@Param('id', IdParamPipe) id: number, @Query() _q: LanguageQueryDto) {
+  remove(@Param('id', IdParamPipe) id: number) {
     return this.webhooks.remove(id);
   }
 
@@ -98,7 +94,7 @@ export class WebhooksController {
     description: 'The endpoint with its new secret, shown only here.',
   })
   @ApiOperation({ summary: 'Replace the signing secret of a webhook endpoint (administrators)' })
-  rotateSecret(@Param('id', IdParamPipe) id: number, @Query() _q: LanguageQueryDto) {
+  rotateSecret(@Param('id', IdParamPipe) id: number) {
     return this.webhooks.rotateSecret(id);
   }
 
@@ -121,7 +117,6 @@ export class WebhooksController {
   retry(
     @Param('id', IdParamPipe) id: number,
     @Param('delivery_id', IdParamPipe) deliveryId: number,
-    @Query() _q: LanguageQueryDto,
   ) {
     return this.webhooks.retry(id, deliveryId);
   }
@@ -133,7 +128,7 @@ export class WebhooksController {
     description: 'The ping delivery, queued to be sent now.',
   })
   @ApiOperation({ summary: 'Send a ping message to a webhook endpoint now (administrators)' })
-  ping(@Param('id', IdParamPipe) id: number, @Query() _q: LanguageQueryDto) {
+  ping(@Param('id', IdParamPipe) id: number) {
     return this.webhooks.ping(id);
   }
 }
