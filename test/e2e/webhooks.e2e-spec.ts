@@ -81,6 +81,22 @@ describe('webhooks', () => {
       },
     );
 
+    it('answers 400 for an unsupported language on every route, after authorisation', async () => {
+      for (const [method, path] of routes) {
+        const res = await request(method, `${path}?language=fr`).set(ctx.admin()).send({});
+        expect([method, path, res.status, res.body]).toEqual([
+          method,
+          path,
+          400,
+          errorBody('rest_invalid_param', 400, { language: expect.any(String) }),
+        ]);
+        const editor = await request(method, `${path}?language=fr`)
+          .set('Authorization', ctx.t.auth.editor)
+          .send({});
+        expect(editor.status).toBe(403);
+      }
+    });
+
     it('answers 404 rest-webhook-not-found for an endpoint that does not exist', async () => {
       for (const [method, path] of routes.filter(([, p]) => p !== '/webhooks')) {
         const res = await request(method, path.replace('/1', '/99')).set(ctx.admin()).send({});
