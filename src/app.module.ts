@@ -12,6 +12,7 @@ import { RateLimitModule } from './common/limits/rate-limit.module';
 import { RequestTimeoutInterceptor } from './common/limits/request-timeout.interceptor';
 import { CacheModule } from './common/cache/cache.module';
 import { WriteVersionInterceptor } from './common/cache/write-version.interceptor';
+import { RecordTagInterceptor } from './common/http/tagged-record';
 import { appConfig } from './config/app.config';
 import { validateEnvironment } from './config/env.validation';
 import { DatabaseModule } from './database/database.module';
@@ -68,10 +69,12 @@ import { ChangesModule } from './changes/changes.module';
     // Filter: anything thrown becomes the contract's error body in the request's language.
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
     // Interceptors, outermost first: list headers/links, the request time-out (503),
-    // and the data version bump after a successful write (list count cache).
+    // the data version bump after a successful write (list count cache), and a
+    // write's ETag header (withTag). GET ETags and 304s: conditionalGet in app.setup.ts.
     { provide: APP_INTERCEPTOR, useClass: ListPageInterceptor },
     { provide: APP_INTERCEPTOR, useClass: RequestTimeoutInterceptor },
     { provide: APP_INTERCEPTOR, useClass: WriteVersionInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: RecordTagInterceptor },
   ],
 })
 export class AppModule {}

@@ -7,6 +7,8 @@ import { bodyParserError } from './common/errors/api-exception.filter';
 import { requireSupportedContentType } from './common/http/content-type.middleware';
 import { assignRequestId } from './common/http/logger-options';
 import { assignApiUrl } from './common/http/request-context';
+import { conditionalGet } from './common/http/conditional-get';
+import { assignWritePrecondition } from './common/http/write-precondition';
 import { StartupLogger } from './common/http/startup-logger';
 import { LanguageMiddleware } from './i18n/language.middleware';
 import { routeReads } from './database/read-routing';
@@ -33,6 +35,8 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
   app.set('query parser', 'extended');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   app.disable('x-powered-by');
+  // Express's weak ETag is replaced by conditionalGet's strong one (docs/api.md §11).
+  app.set('etag', false);
   // Before the parsers: answers they reject (invalid JSON, 413, 415) carry these headers too.
   app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
   if (config.corsOrigins.length > 0) {
@@ -45,6 +49,7 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
         'X-Request-Id',
         'Retry-After',
         'Location',
+        'ETag',
       ],
     });
   }
@@ -59,6 +64,8 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
   const language = app.get(LanguageMiddleware);
   app.use((req: Request, res: Response, next: NextFunction) => language.use(req, res, next));
   app.use(assignApiUrl(config.apiPath));
+  app.use(conditionalGet);
+  app.use(assignWritePrecondition(config.requireIfMatch));
   app.use(routeReads);
 
   app.setGlobalPrefix(config.apiPath.slice(1), {

@@ -55,6 +55,7 @@ export const appConfig = registerAs('app', () => {
       worker: (env('WEBHOOKS_WORKER') ?? 'true') === 'true',
     },
     syncRetentionDays: Number(env('SYNC_RETENTION_DAYS') ?? 30),
+    requireIfMatch: env('REQUIRE_IF_MATCH') === 'true',
     auth: {
       jwtSecret: env('AUTH_JWT_SECRET'),
       jwksUrl: env('AUTH_JWKS_URL'),

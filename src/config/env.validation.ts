@@ -169,6 +169,10 @@ export class EnvironmentVariables {
   @Min(1, { message: 'SYNC_RETENTION_DAYS must be an integer between 1 and 3650' })
   @Max(3650, { message: 'SYNC_RETENTION_DAYS must be an integer between 1 and 3650' })
   SYNC_RETENTION_DAYS?: number;
+
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'REQUIRE_IF_MATCH must be true or false' })
+  REQUIRE_IF_MATCH?: string;
 }
 
 /**

@@ -5,6 +5,7 @@ import { CATEGORIES, TAGS, TaxonomyInfo } from '../terms/taxonomies';
 import { EventOrganizer } from './entities/event-organizer.entity';
 import { EventTerm } from './entities/event-term.entity';
 import { EventTranslation } from './entities/event-translation.entity';
+import { lockRow } from '../database/row-lock';
 import { Event } from './entities/event.entity';
 
 /*
@@ -106,17 +107,7 @@ export async function deleteEvent(manager: EntityManager, id: number): Promise<v
   await manager.delete(Event, id);
 }
 
-/**
- * The first statement of a transaction that changes an existing event: on
- * MySQL it waits for any other write of the event to commit, and since no
- * snapshot exists yet, every later read sees that write. (SQLite's writes
- * are already one at a time.)
- */
-export async function lockEventRow(manager: EntityManager, eventId: number): Promise<void> {
-  if (manager.connection.options.type !== 'mysql') return;
-  await manager.findOne(Event, {
-    where: { id: eventId },
-    select: { id: true },
-    lock: { mode: 'pessimistic_write' },
-  });
+/** The first statement of a transaction that changes an existing event (see lockRow). */
+export function lockEventRow(manager: EntityManager, eventId: number): Promise<void> {
+  return lockRow(manager, Event, eventId);
 }

@@ -7,6 +7,8 @@ import { recordChanges } from '../changes/change-tracker';
 import { CountCacheService } from '../common/cache/count-cache.service';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
+import { withTag } from '../common/http/tagged-record';
+import { assertPrecondition, bodyTag } from '../common/http/write-precondition';
 import { assertPageExists, ListPage, pageWindow } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
@@ -219,12 +221,17 @@ export class EventsService {
    * failing part leaves the event as it was. Fields left out keep their
    * values; sending `status` restores a trashed event.
    */
-  async update(ref: PostRef, input: UpdateEventDto, ctx: RequestContext): Promise<EventRecord> {
+  async update(
+    ref: PostRef,
+    input: UpdateEventDto,
+    ctx: RequestContext,
+  ): Promise<EventRecord> {
     const current = await findPostOrFail(this.dataSource.manager, EVENTS, ref, ctx.language);
     assertCanEdit(ctx.user, current);
     const post = postColumns(input, ctx, this.config.siteTimezone, false);
-    await writeTransaction(this.dataSource, async (manager) => {
+    const etag = await writeTransaction(this.dataSource, async (manager) => {
       await lockEventRow(manager, current.id);
+      await assertPrecondition(ctx.precondition, () => this.readRecord(manager, current.id, ctx));
       // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
       const event = await findPostOrFail(manager, EVENTS, { id: current.id }, ctx.language);
       const counted = await countedTermsOf(manager, event.id);
@@ -254,8 +261,9 @@ export class EventsService {
         await this.recurrence.afterSeriesWrite(manager, event.id, event.recurrence !== null);
       }
       recordChanges(manager, [{ kind: 'event', id: event.id, action: 'updated' }]);
+      return bodyTag(await this.readRecord(manager, event.id, ctx));
     });
-    return this.reload(current.id, ctx);
+    return withTag(await this.reload(current.id, ctx), etag);
   }
 
   /**
@@ -272,8 +280,9 @@ export class EventsService {
     if (force && !AccessPolicy.canForceDelete(ctx.user)) throw ApiError.forbidden();
     if (!force && event.status === 'trash') throw new ApiError('event-is-in-trash');
     if (!force) {
-      await writeTransaction(this.dataSource, async (manager) => {
+      const etag = await writeTransaction(this.dataSource, async (manager) => {
         await lockEventRow(manager, event.id);
+        await assertPrecondition(ctx.precondition, () => this.readRecord(manager, event.id, ctx));
         const counted = await countedTermsOf(manager, event.id);
         await manager.update(Event, event.id, {
           status: 'trash',
@@ -285,12 +294,14 @@ export class EventsService {
         recordChanges(manager, [
           { kind: 'event', id: event.id, action: 'deleted', permanent: false },
         ]);
+        return bodyTag(await this.readRecord(manager, event.id, ctx));
       });
-      return this.reload(event.id, ctx);
+      return withTag(await this.reload(event.id, ctx), etag);
     }
     const [record] = await this.records.map([event], ctx, () => ({}));
     await writeTransaction(this.dataSource, async (manager) => {
       await lockEventRow(manager, event.id);
+      await assertPrecondition(ctx.precondition, () => this.readRecord(manager, event.id, ctx));
       const counted = await countedTermsOf(manager, event.id);
       await this.removeFromSeries(manager, event, true);
       // Its child events lose their `post_parent`.
@@ -309,6 +320,7 @@ export class EventsService {
         { kind: 'event', id: event.id, action: 'deleted', permanent: true },
       ]);
     });
+    // Gone for good: no GET of it has an ETag any more.
     return record;
   }
 
@@ -399,6 +411,27 @@ export class EventsService {
     if (!(await manager.exists(Event, { where: { id: value } })))
       throw ApiError.invalid('post_parent', 'notFound');
     return value;
+  }
+
+  /**
+   * The event as a GET by ID without `password` and `context` shows it to the
+   * caller, read on `manager` (a write's transaction): what its ETag hashes.
+   */
+  private async readRecord(
+    manager: EntityManager,
+    id: number,
+    ctx: RequestContext,
+  ): Promise<EventRecord> {
+    const event = await findPostOrFail(manager, EVENTS, { id }, ctx.language);
+    const [record] = await this.records.map(
+      [event],
+      ctx,
+      () => ({ withJsonLd: true, withTranslations: false }),
+      undefined,
+      undefined,
+      manager,
+    );
+    return record;
   }
 
   private async reload(id: number, ctx: RequestContext): Promise<EventRecord> {

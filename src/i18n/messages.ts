@@ -103,6 +103,14 @@ export const ERROR_MESSAGES: Catalogue<ErrorKey> = {
     en: 'A term with the name provided already exists with this parent.',
     nl: 'Er bestaat al een term met deze naam onder dezelfde bovenliggende term.',
   },
+  rest_precondition_failed: {
+    en: 'The record has changed since the version in If-Match; read it again and retry.',
+    nl: 'Het record is gewijzigd sinds de versie in If-Match; lees het opnieuw en probeer het nog eens.',
+  },
+  rest_precondition_required: {
+    en: 'This write needs an If-Match header with the ETag of the record.',
+    nl: 'Deze wijziging vereist een If-Match-header met de ETag van het record.',
+  },
   rest_sync_cursor_expired: {
     en: 'The changes cursor is older than the retention of the feed; sync again without since.',
     nl: 'De cursor van de wijzigingen is ouder dan de bewaartermijn van de feed; synchroniseer opnieuw zonder since.',

@@ -1,20 +1,19 @@
 import type { Request, Response } from 'express';
+import { setCachingHeaders } from '../common/http/conditional-get';
 
 /*
  * The HTTP side of a calendar answer: validators and caching headers as in
- * docs/api.md §11, 304 when If-None-Match holds, and a streamed body that
+ * docs/api.md §11 (shared with every other GET), 304 when If-None-Match holds, and a streamed body that
  * respects backpressure and stops reading when the client goes away.
  */
 
 /**
- * Sets ETag, Cache-Control and Vary; answers 304 (If-None-Match holds) or a
- * HEAD request at once. True when the caller should now send the body.
+ * Sets ETag, Cache-Control and Vary as every GET does (src/common/http/conditional-get.ts);
+ * answers 304 (If-None-Match holds) or a HEAD request at once. True when the
+ * caller should now send the body.
  */
 export function sendHeadersOr304(req: Request, res: Response, etag: string): boolean {
-  res.setHeader('ETag', etag);
-  res.setHeader('Cache-Control', `no-cache, ${req.headers.authorization ? 'private' : 'public'}`);
-  res.setHeader('Vary', 'Accept-Language, Authorization');
-  if (ifNoneMatchHolds(req.headers['if-none-match'], etag)) {
+  if (setCachingHeaders(req, res, etag)) {
     res.status(304).end();
     return false;
   }
@@ -24,16 +23,6 @@ export function sendHeadersOr304(req: Request, res: Response, etag: string): boo
     return false;
   }
   return true;
-}
-
-/** `*`, or one of a comma list of tags equal to ours under weak comparison (RFC 9110 §13.1.2). */
-export function ifNoneMatchHolds(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  const ours = etag.replace(/^W\//, '');
-  return header
-    .split(',')
-    .map((tag) => tag.trim())
-    .some((tag) => tag === '*' || tag.replace(/^W\//, '') === ours);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { entityTag } from '../common/http/entity-tags';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -415,7 +415,7 @@ export class IcalService {
 
 /** A strong validator of everything a body depends on. */
 export function strongTag(parts: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 27)}"`;
+  return entityTag(JSON.stringify(parts));
 }
 
 /**

@@ -128,7 +128,49 @@ const HEADERS: Record<string, Schema> = {
     description: 'Seconds until the budget is full again (when rate limiting is on).',
     schema: { type: 'integer' },
   },
+  ETag: {
+    description:
+      'Strong validator of the body: the same for the same request, caller and language while the body is unchanged, on every instance.',
+    required: true,
+    schema: { type: 'string', example: '"q3Jq0n3H0b1mRkV3Y8tJb2x9d1A"' },
+  },
+  WriteETag: {
+    description:
+      'The ETag a GET of the record by the same caller in the same language carries after this write (for the next If-Match). None after a permanent delete.',
+    schema: { type: 'string', example: '"q3Jq0n3H0b1mRkV3Y8tJb2x9d1A"' },
+  },
+  'Cache-Control': {
+    description: '`no-cache, public` without a token, `no-cache, private` with one.',
+    required: true,
+    schema: { type: 'string', example: 'no-cache, public' },
+  },
+  Vary: {
+    description: 'The request headers the answer depends on.',
+    required: true,
+    schema: { type: 'string', example: 'Accept-Language, Authorization' },
+  },
 };
+
+/** The conditional-request headers of docs/api.md §11. */
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description:
+    'ETags of a copy the client holds (one, a comma list, or `*`; weak comparison): 304 without a body while one is current.',
+  schema: { type: 'string', example: '"q3Jq0n3H0b1mRkV3Y8tJb2x9d1A"' },
+};
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description:
+    'Write only if the record is unchanged: one of these ETags (strong comparison) equals the one a GET of it by this caller in this `language` carries now, or `*` (it exists). Else 412. Needed with `REQUIRE_IF_MATCH=true` (else 428).',
+  schema: { type: 'string', example: '"q3Jq0n3H0b1mRkV3Y8tJb2x9d1A"' },
+};
+
+/** Kinds whose single-record writes take If-Match. */
+const CONDITIONAL_WRITES = /^\/(events|venues|organizers|categories|tags)\/(\{id\}|by-slug\/\{slug\})$/;
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -159,12 +201,14 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'Body larger than 1 MiB',
   415: 'Body neither JSON nor a form',
   429: 'Too many requests',
+  412: 'If-Match does not hold: the record changed; nothing was written',
+  428: 'If-Match is required (REQUIRE_IF_MATCH) and missing',
   500: 'Unexpected error',
   503: 'Unavailable (database unreachable or request time-out)',
 };
 
 /** Statuses an operation can answer besides its success. */
-function errorStatusesOf(path: string, hasBody: boolean): number[] {
+function errorStatusesOf(path: string, method: string, hasBody: boolean): number[] {
   const statuses = new Set<number>([400, 401, 404, 429, 500, 503]);
   const single = path.includes('{');
   // Every route but the index and this document checks who may see or change what.
@@ -174,7 +218,15 @@ function errorStatusesOf(path: string, hasBody: boolean): number[] {
     statuses.add(413);
     statuses.add(415);
   }
+  if (isConditionalWrite(path, method)) {
+    statuses.add(412);
+    statuses.add(428);
+  }
   return [...statuses].sort((a, b) => a - b);
+}
+
+function isConditionalWrite(path: string, method: string): boolean {
+  return method !== 'get' && CONDITIONAL_WRITES.test(path);
 }
 
 export function finishOpenApi(document: OpenAPIObject): void {
@@ -216,26 +268,46 @@ function fixOperation(path: string, method: string, operation: Schema): void {
   if (!operation.security) operation.security = [{}, { bearer: [] }];
 
   const hasBody = Boolean(operation.requestBody);
+  const conditionalWrite = isConditionalWrite(path, method);
   const responses: Schema = {};
+  let listHeaders: Schema = {};
   for (const [status, response] of Object.entries(operation.responses as Schema)) {
-    if (status === 'default') continue;
+    if (status === 'default' || status === '304') continue;
     const headers: Schema = Object.fromEntries(COMMON_HEADERS.map((name) => [name, header(name)]));
     if (status === '201') headers.Location = header('Location');
     if (isList(response)) {
-      headers['X-Total'] = header('X-Total');
-      headers['X-TotalPages'] = header('X-TotalPages');
-      headers.Link = header('Link');
+      listHeaders = {
+        'X-Total': header('X-Total'),
+        'X-TotalPages': header('X-TotalPages'),
+        Link: header('Link'),
+      };
+      Object.assign(headers, listHeaders);
     }
+    // docs/api.md §11: every 200 of a read is tagged and cacheable; a write tags its record.
+    if (method === 'get' && status === '200') Object.assign(headers, CACHING_HEADERS);
+    if (conditionalWrite && status === '200') headers.ETag = header('WriteETag');
     responses[status] = {
       ...response,
       description: response.description || (status === '201' ? 'Created' : 'OK'),
       headers: { ...(response.headers ?? {}), ...headers },
     };
   }
-  for (const status of errorStatusesOf(path, hasBody)) {
+  if (method === 'get') {
+    responses['304'] = {
+      description: 'If-None-Match holds: the copy the client holds is current. No body.',
+      headers: {
+        ...Object.fromEntries(COMMON_HEADERS.map((name) => [name, header(name)])),
+        ...CACHING_HEADERS,
+        ...listHeaders,
+      },
+    };
+  }
+  for (const status of errorStatusesOf(path, method, hasBody)) {
     responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
   }
   operation.responses = responses;
+  if (method === 'get') addHeaderParameter(operation, IF_NONE_MATCH);
+  if (conditionalWrite) addHeaderParameter(operation, IF_MATCH);
 
   for (const parameter of (operation.parameters ?? []) as Schema[]) {
     fixParameter(parameter);
@@ -245,6 +317,20 @@ function fixOperation(path: string, method: string, operation: Schema): void {
     // Forms are read like JSON (WordPress clients send them).
     operation.requestBody.content['application/x-www-form-urlencoded'] = { schema: body.schema };
   }
+}
+
+const CACHING_HEADERS = {
+  ETag: header('ETag'),
+  'Cache-Control': header('Cache-Control'),
+  Vary: header('Vary'),
+};
+
+/** Adds a header parameter once (the iCalendar routes declare If-None-Match themselves). */
+function addHeaderParameter(operation: Schema, parameter: Schema): void {
+  const parameters = ((operation.parameters as Schema[] | undefined) ?? []).filter(
+    (p) => !(p.in === 'header' && p.name === parameter.name),
+  );
+  operation.parameters = [...parameters, { ...parameter }];
 }
 
 function isList(response: Schema): boolean {

@@ -4,6 +4,9 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { AccessPolicy } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
+import { withTag } from '../common/http/tagged-record';
+import { assertPrecondition, bodyTag } from '../common/http/write-precondition';
+import { lockRow } from '../database/row-lock';
 import { ListPage } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
 import type { appConfig } from '../config/app.config';
@@ -86,7 +89,9 @@ export abstract class ContentService<
       ...write.columns,
       ...postColumns(write.post, ctx, this.config.siteTimezone, false),
     } as QueryDeepPartialEntity<E>;
-    await writeTransaction(this.dataSource, async (manager) => {
+    const etag = await writeTransaction(this.dataSource, async (manager) => {
+      await lockRow(manager, this.kind.entity, current.id);
+      await assertPrecondition(ctx.precondition, () => this.readRecord(manager, current.id, ctx));
       // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
       const item = await findPostOrFail(manager, this.kind, { id: current.id }, ctx.language);
       await writePostTexts(manager, this.kind, item, write.texts, ctx.language);
@@ -96,8 +101,9 @@ export abstract class ContentService<
       // Events embed the record only for callers who may see it: announce them when that moves.
       if (visibilityMoves(item, columns as { status?: string; authorId?: number }))
         recordChanges(manager, await linkedEventChanges(manager, kind, item.id, { via: true }));
+      return bodyTag(await this.readRecord(manager, item.id, ctx));
     });
-    return this.reload(current.id, ctx);
+    return withTag(await this.reload(current.id, ctx), etag);
   }
 
   /**
@@ -105,14 +111,20 @@ export abstract class ContentService<
    * (editors+), delete for good. Either way the record leaves its events, in
    * the same transaction.
    */
-  async remove(ref: PostRef, force: boolean | undefined, ctx: RequestContext): Promise<R> {
+  async remove(
+    ref: PostRef,
+    force: boolean | undefined,
+    ctx: RequestContext,
+  ): Promise<R> {
     const { kind } = this;
     const item = await findPostOrFail(this.dataSource.manager, kind, ref, ctx.language);
     assertCanEdit(ctx.user, item);
     if (force && !AccessPolicy.canForceDelete(ctx.user)) throw ApiError.forbidden();
     if (!force && item.status === 'trash') throw new ApiError(kind.errors.inTrash);
     const now = nowEpoch();
-    await writeTransaction(this.dataSource, async (manager) => {
+    const etag = await writeTransaction(this.dataSource, async (manager) => {
+      await lockRow(manager, kind.entity, item.id);
+      await assertPrecondition(ctx.precondition, () => this.readRecord(manager, item.id, ctx));
       recordChanges(manager, [
         ...(await linkedEventChanges(manager, kind.titleWire, item.id)),
         { kind: kind.titleWire, id: item.id, action: 'deleted', permanent: Boolean(force) },
@@ -121,12 +133,14 @@ export abstract class ContentService<
       if (force) {
         await manager.delete(kind.translation, { [kind.ownerKey]: item.id });
         await manager.delete(kind.entity, item.id);
-      } else {
-        await manager.update(kind.entity, item.id, { status: 'trash', modifiedAt: now } as object);
+        // Gone for good: no GET of it has an ETag any more.
+        return undefined;
       }
+      await manager.update(kind.entity, item.id, { status: 'trash', modifiedAt: now } as object);
+      return bodyTag(await this.readRecord(manager, item.id, ctx));
     });
     if (!force) Object.assign(item, { status: 'trash', modifiedAt: now });
-    return kind.map(item, this.mapOptions(ctx, {}));
+    return withTag(kind.map(item, this.mapOptions(ctx, {})), etag);
   }
 
   /** Records for embedding in events, in ctx.language with fallback: no JSON-LD, no translations; one query. */
@@ -201,6 +215,15 @@ export abstract class ContentService<
     await writePostTexts(manager, this.kind, item, write.texts, ctx.language);
     recordChanges(manager, [{ kind: this.kind.titleWire, id: item.id, action: 'created' }]);
     return item.id;
+  }
+
+  /**
+   * The record as a GET by ID without `context` shows it to the caller, read
+   * on `manager` (a write's transaction): what its ETag hashes.
+   */
+  private async readRecord(manager: EntityManager, id: number, ctx: RequestContext): Promise<R> {
+    const item = await findPostOrFail(manager, this.kind, { id }, ctx.language);
+    return this.kind.map(item, this.mapOptions(ctx, { withJsonLd: true }));
   }
 
   private async reload(id: number, ctx: RequestContext): Promise<R> {

@@ -1,9 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
+import { withTag } from '../common/http/tagged-record';
+import { assertPrecondition, bodyTag } from '../common/http/write-precondition';
+import { lockRow } from '../database/row-lock';
 import { ListPage, pageWindow } from '../common/pagination/list-page';
 import { appConfig } from '../config/app.config';
 import { termKind } from '../changes/change-kinds';
@@ -115,7 +118,9 @@ export class TermsService {
       input.parent === undefined
         ? current.parentId
         : await this.resolveParent(info, input.parent, id);
-    await writeTransaction(this.dataSource, async (manager) => {
+    const etag = await writeTransaction(this.dataSource, async (manager) => {
+      await lockRow(manager, Term, id);
+      await assertPrecondition(ctx.precondition, () => this.readRecord(manager, info, id, ctx));
       const term = (await manager.findOne(Term, {
         where: { id },
         relations: { translations: true },
@@ -160,16 +165,19 @@ export class TermsService {
       await manager.save(Term, term);
       await manager.save(TermTranslation, term.translations);
       recordChanges(manager, [{ kind: termKind(info.taxonomy), id, action: 'updated' }]);
+      return bodyTag(await this.readRecord(manager, info, id, ctx));
     });
-    return this.map(info, await this.findOrFail(info, id), ctx, false);
+    return withTag(this.map(info, await this.findOrFail(info, id), ctx, false), etag);
   }
 
   /** Permanent delete; answers the term as it was. Children of a category lose their parent. */
   async remove(info: TaxonomyInfo, id: number, ctx: RequestContext): Promise<TermRecord> {
     const term = await this.findOrFail(info, id);
     assertCanManage(info, ctx.user);
-    const record = await this.map(info, term, ctx, false);
+    const record = this.map(info, term, ctx, false);
     await writeTransaction(this.dataSource, async (manager) => {
+      await lockRow(manager, Term, id);
+      await assertPrecondition(ctx.precondition, () => this.readRecord(manager, info, id, ctx));
       // Unparented children must not clash with top-level namesakes (the unique name index).
       const children = await manager.find(TermTranslation, {
         where: { parentId: id, taxonomy: info.taxonomy },
@@ -198,9 +206,26 @@ export class TermsService {
     return record;
   }
 
-  private async findOrFail(info: TaxonomyInfo, id: number): Promise<Term> {
+  /**
+   * The term as a GET without `context` shows it, read on `manager` (a
+   * write's transaction): what its ETag hashes.
+   */
+  private async readRecord(
+    manager: EntityManager,
+    info: TaxonomyInfo,
+    id: number,
+    ctx: RequestContext,
+  ): Promise<TermRecord> {
+    return this.map(info, await this.findOrFail(info, id, manager), ctx, false);
+  }
+
+  private async findOrFail(
+    info: TaxonomyInfo,
+    id: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<Term> {
     const term = id
-      ? await this.dataSource.getRepository(Term).findOne({
+      ? await manager.getRepository(Term).findOne({
           where: { id, taxonomy: info.taxonomy },
           relations: { translations: true },
         })

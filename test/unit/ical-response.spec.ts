@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
-import { ifNoneMatchHolds, streamTo } from '../../src/ical/ical-response';
+import { streamTo } from '../../src/ical/ical-response';
 
 /** A response whose socket buffer is "full" until the test emits `drain`. */
 class FakeResponse extends EventEmitter {
@@ -94,16 +94,5 @@ describe('streamTo', () => {
     expect(res.destroyed).toBe(true);
     expect(res.ended).toBe(false);
     expect(errors.map((e) => e.message)).toEqual(['database gone']);
-  });
-});
-
-describe('ifNoneMatchHolds', () => {
-  it('compares weakly, accepts lists and *', () => {
-    expect(ifNoneMatchHolds('"a"', '"a"')).toBe(true);
-    expect(ifNoneMatchHolds('W/"a"', '"a"')).toBe(true);
-    expect(ifNoneMatchHolds('"b", "a"', '"a"')).toBe(true);
-    expect(ifNoneMatchHolds('*', '"a"')).toBe(true);
-    expect(ifNoneMatchHolds('"b"', '"a"')).toBe(false);
-    expect(ifNoneMatchHolds(undefined, '"a"')).toBe(false);
   });
 });

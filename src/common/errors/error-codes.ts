@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   'organizer-is-in-trash': 410,
   term_exists: 400,
   rest_sync_cursor_expired: 410,
+  rest_precondition_failed: 412,
+  rest_precondition_required: 428,
   rest_payload_too_large: 413,
   rest_unsupported_media_type: 415,
   rest_too_many_requests: 429,

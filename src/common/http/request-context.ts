@@ -4,11 +4,13 @@ import type { AuthUser } from '../../auth/auth-user';
 import type { Language } from '../../i18n/language';
 import type { LanguageRequest } from '../../i18n/language.middleware';
 import { ApiError } from '../errors/api-error';
+import type { PreconditionRequest, WritePrecondition } from './write-precondition';
 
 /** What the middlewares and the auth guard attach to every request. */
 export interface ContextualRequest extends LanguageRequest {
   apiUrl?: string;
   user?: AuthUser;
+  writePrecondition?: PreconditionRequest['writePrecondition'];
 }
 
 /**
@@ -20,6 +22,8 @@ export interface RequestContext {
   user?: AuthUser;
   /** Absolute URL of {api} as the request reached it. */
   apiUrl: string;
+  /** If-Match and REQUIRE_IF_MATCH, for single-record writes (docs/api.md §11). */
+  precondition?: WritePrecondition;
 }
 
 export function requestContextOf(req: ContextualRequest): RequestContext {
@@ -29,6 +33,7 @@ export function requestContextOf(req: ContextualRequest): RequestContext {
     language: resolution?.ok ? resolution.language : 'nl',
     user: req.user,
     apiUrl: req.apiUrl ?? '',
+    precondition: req.writePrecondition,
   };
 }
 

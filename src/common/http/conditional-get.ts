@@ -1,0 +1,45 @@
+import type { NextFunction, Request, Response } from 'express';
+import { entityTag, noneMatchHolds, parseTagList } from './entity-tags';
+
+/*
+ * Conditional reads (docs/api.md §11), once for every route: a strong ETag
+ * on every 200 answer to GET/HEAD, the caching headers, and 304 when
+ * If-None-Match holds. Express's own weak ETag is switched off (app.setup.ts).
+ */
+
+/**
+ * Sets ETag, Cache-Control and Vary as every GET/HEAD answer carries them.
+ * True when If-None-Match holds: the caller answers 304 without a body.
+ */
+export function setCachingHeaders(req: Request, res: Response, etag: string): boolean {
+  res.setHeader('ETag', etag);
+  // no-cache: caches revalidate every time (cheap with the ETag); private once a token is involved.
+  res.setHeader('Cache-Control', `no-cache, ${req.headers.authorization ? 'private' : 'public'}`);
+  res.vary('Accept-Language');
+  res.vary('Authorization');
+  return noneMatchHolds(parseTagList(req.headers['if-none-match']), etag);
+}
+
+/**
+ * Express middleware: wraps `res.send`, which every JSON answer passes
+ * through with its serialized bytes (res.json calls it), so the tag is the
+ * hash of exactly the bytes sent. Answers that set their own ETag (the
+ * iCalendar feeds, which stream) and non-200 answers are left alone.
+ */
+export function conditionalGet(req: Request, res: Response, next: NextFunction): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+  const send = res.send.bind(res);
+  res.send = function sendWithTag(body?: unknown) {
+    const bytes = typeof body === 'string' || Buffer.isBuffer(body);
+    if (res.statusCode !== 200 || !bytes || res.getHeader('ETag') !== undefined) {
+      return send(body);
+    }
+    if (setCachingHeaders(req, res, entityTag(body as string | Buffer))) {
+      // Express sends a 304 without body and drops its Content-Type and Content-Length.
+      res.status(304);
+      return send('');
+    }
+    return send(body);
+  } as Response['send'];
+  next();
+}
