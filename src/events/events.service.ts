@@ -221,11 +221,7 @@ export class EventsService {
    * failing part leaves the event as it was. Fields left out keep their
    * values; sending `status` restores a trashed event.
    */
-  async update(
-    ref: PostRef,
-    input: UpdateEventDto,
-    ctx: RequestContext,
-  ): Promise<EventRecord> {
+  async update(ref: PostRef, input: UpdateEventDto, ctx: RequestContext): Promise<EventRecord> {
     const current = await findPostOrFail(this.dataSource.manager, EVENTS, ref, ctx.language);
     assertCanEdit(ctx.user, current);
     const post = postColumns(input, ctx, this.config.siteTimezone, false);

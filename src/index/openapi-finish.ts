@@ -170,7 +170,8 @@ const IF_MATCH = {
 };
 
 /** Kinds whose single-record writes take If-Match. */
-const CONDITIONAL_WRITES = /^\/(events|venues|organizers|categories|tags)\/(\{id\}|by-slug\/\{slug\})$/;
+const CONDITIONAL_WRITES =
+  /^\/(events|venues|organizers|categories|tags)\/(\{id\}|by-slug\/\{slug\})$/;
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 

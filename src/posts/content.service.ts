@@ -111,11 +111,7 @@ export abstract class ContentService<
    * (editors+), delete for good. Either way the record leaves its events, in
    * the same transaction.
    */
-  async remove(
-    ref: PostRef,
-    force: boolean | undefined,
-    ctx: RequestContext,
-  ): Promise<R> {
+  async remove(ref: PostRef, force: boolean | undefined, ctx: RequestContext): Promise<R> {
     const { kind } = this;
     const item = await findPostOrFail(this.dataSource.manager, kind, ref, ctx.language);
     assertCanEdit(ctx.user, item);

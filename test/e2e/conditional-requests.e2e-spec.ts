@@ -186,9 +186,12 @@ describe('conditional requests (docs/api.md §11)', () => {
     it('writes when the tag is current, answering the ETag a following GET carries', async () => {
       const ev = await event('Concert');
       const current = await tagOf(`/events/${ev.id}`);
-      const updated = await write('put', `/events/${ev.id}`, { title: 'Concert II' }, current).expect(
-        200,
-      );
+      const updated = await write(
+        'put',
+        `/events/${ev.id}`,
+        { title: 'Concert II' },
+        current,
+      ).expect(200);
       expect(updated.body).toMatchObject({ id: ev.id, title: 'Concert II' });
       // The write's body has no json_ld; its ETag is still the GET's.
       expect(updated.body).not.toHaveProperty('json_ld');
