@@ -65,6 +65,7 @@ describe('/doc', () => {
     const read = doc.paths['/events/{id}'].get.responses;
     expect(Object.keys(read)).toEqual([
       '200',
+      '304',
       '400',
       '401',
       '403',
@@ -96,6 +97,53 @@ describe('/doc', () => {
     });
     expect(doc.components.responses.Error401.headers['WWW-Authenticate']).toBeDefined();
     expect(doc.components.responses.Error429.headers['Retry-After']).toBeDefined();
+  });
+
+  it('declares conditional requests (docs/api.md §11) on every read and single-record write', () => {
+    const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Schema>)) {
+      if (!item.get) continue;
+      const names = (item.get.parameters as Schema[]).map((p) => `${p.in}:${p.name}`);
+      expect([path, names.filter((n) => n === 'header:If-None-Match')]).toEqual([
+        path,
+        ['header:If-None-Match'],
+      ]);
+      expect([path, item.get.responses['200'].headers]).toEqual([
+        path,
+        expect.objectContaining({
+          ETag: header('ETag'),
+          'Cache-Control': header('Cache-Control'),
+          Vary: header('Vary'),
+        }),
+      ]);
+      expect([path, Object.keys(item.get.responses['304'].headers)]).toEqual([
+        path,
+        expect.arrayContaining(['ETag', 'Cache-Control', 'Vary']),
+      ]);
+    }
+    expect(Object.keys(doc.paths['/events'].get.responses['304'].headers)).toEqual(
+      expect.arrayContaining(['X-Total', 'X-TotalPages', 'Link']),
+    );
+    for (const [path, method] of [
+      ['/events/{id}', 'put'],
+      ['/events/by-slug/{slug}', 'post'],
+      ['/venues/{id}', 'patch'],
+      ['/organizers/by-slug/{slug}', 'delete'],
+      ['/categories/{id}', 'delete'],
+      ['/tags/{id}', 'put'],
+    ]) {
+      const operation = doc.paths[path][method];
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['412', '428']));
+      expect(operation.responses['200'].headers.ETag).toEqual(header('WriteETag'));
+      expect(operation.parameters).toEqual(
+        expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'If-Match' })]),
+      );
+    }
+    // Creates and the webhooks' own writes take no If-Match.
+    expect(Object.keys(doc.paths['/events'].post.responses)).not.toContain('412');
+    expect(Object.keys(doc.paths['/webhooks/{id}'].patch.responses)).not.toContain('412');
+    expect(doc.components.responses.Error412.description).toContain('`rest_precondition_failed`');
+    expect(doc.components.responses.Error428.description).toContain('`rest_precondition_required`');
   });
 
   it('declares the list, create and request-ID headers', () => {
@@ -168,6 +216,9 @@ describe('/doc', () => {
       headers: {
         'content-type': 'application/json; charset=utf-8',
         'x-request-id': 'r1',
+        etag: '"t"',
+        'cache-control': 'no-cache, public',
+        vary: 'Accept-Language, Authorization',
         ...headers,
       },
       body: Buffer.from(JSON.stringify(body)),
