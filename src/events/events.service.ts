@@ -194,7 +194,7 @@ export class EventsService {
       ...postColumns(input, ctx, this.config.siteTimezone, true),
     };
     const recurrence = this.recurrence.columnOf(input.recurrence, columns.timezone as string);
-    const id = await writeTransaction(this.dataSource, async (manager) => {
+    const { id, etag } = await writeTransaction(this.dataSource, async (manager) => {
       const links = await this.resolveLinks(manager, input, ctx);
       await lockTermsForCount(manager, [...(links.categoryIds ?? []), ...(links.tagIds ?? [])]);
       const parentId = await this.resolveParent(manager, input.post_parent, undefined);
@@ -211,9 +211,9 @@ export class EventsService {
         await this.recurrence.afterSeriesWrite(manager, event.id, false);
       }
       recordChanges(manager, [{ kind: 'event', id: event.id, action: 'created' }]);
-      return event.id;
+      return { id: event.id, etag: bodyTag(await this.readRecord(manager, event.id, ctx)) };
     });
-    return this.reload(id, ctx);
+    return withTag(await this.reload(id, ctx), etag);
   }
 
   /**

@@ -169,6 +169,9 @@ const IF_MATCH = {
   schema: { type: 'string', example: '"q3Jq0n3H0b1mRkV3Y8tJb2x9d1A"' },
 };
 
+/** Kinds whose creates answer with the new record's ETag. */
+const TAGGED_CREATES = /^\/(events|venues|organizers|categories|tags)$/;
+
 /** Kinds whose single-record writes take If-Match. */
 const CONDITIONAL_WRITES =
   /^\/(events|venues|organizers|categories|tags)\/(\{id\}|by-slug\/\{slug\})$/;
@@ -287,6 +290,7 @@ function fixOperation(path: string, method: string, operation: Schema): void {
     // docs/api.md §11: every 200 of a read is tagged and cacheable; a write tags its record.
     if (method === 'get' && status === '200') Object.assign(headers, CACHING_HEADERS);
     if (conditionalWrite && status === '200') headers.ETag = header('WriteETag');
+    if (status === '201' && TAGGED_CREATES.test(path)) headers.ETag = header('WriteETag');
     responses[status] = {
       ...response,
       description: response.description || (status === '201' ? 'Created' : 'OK'),

@@ -71,10 +71,11 @@ export abstract class ContentService<
   async create(input: D, ctx: RequestContext): Promise<R> {
     assertCanCreate(ctx.user);
     const write = this.kind.write(input);
-    const id = await writeTransaction(this.dataSource, (manager) =>
-      this.insert(manager, write, ctx),
-    );
-    return this.reload(id, ctx);
+    const { id, etag } = await writeTransaction(this.dataSource, async (manager) => {
+      const created = await this.insert(manager, write, ctx);
+      return { id: created, etag: bodyTag(await this.readRecord(manager, created, ctx)) };
+    });
+    return withTag(await this.reload(id, ctx), etag);
   }
 
   /**

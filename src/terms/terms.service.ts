@@ -91,7 +91,7 @@ export class TermsService {
     assertCanManage(info, ctx.user);
     const parentId = await this.resolveParent(info, input.parent, undefined);
     const name = (input.name as string).trim();
-    const id = await writeTransaction(this.dataSource, async (manager) => {
+    const { id, etag } = await writeTransaction(this.dataSource, async (manager) => {
       await assertNameFree(manager, info, ctx.language, parentId, name, undefined);
       const created = await insertTerm(manager, info, {
         language: ctx.language,
@@ -101,9 +101,9 @@ export class TermsService {
         slug: input.slug,
       });
       recordChanges(manager, [{ kind: termKind(info.taxonomy), id: created, action: 'created' }]);
-      return created;
+      return { id: created, etag: bodyTag(await this.readRecord(manager, info, created, ctx)) };
     });
-    return this.map(info, await this.findOrFail(info, id), ctx, false);
+    return withTag(this.map(info, await this.findOrFail(info, id), ctx, false), etag);
   }
 
   async update(

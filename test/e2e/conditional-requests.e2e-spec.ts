@@ -318,6 +318,23 @@ describe('conditional requests (docs/api.md §11)', () => {
       await write('put', '/tags/999999', { name: 'X' }, '*').expect(404);
     });
 
+    it('tags creates with the ETag a following GET carries', async () => {
+      for (const [path, body] of [
+        ['/events', { title: 'Nieuw', start_date: dayAt(3), end_date: dayAt(3, '13:00:00') }],
+        ['/venues', { venue: 'Nieuw' }],
+        ['/organizers', { organizer: 'Nieuw' }],
+        ['/categories', { name: 'Nieuw' }],
+        ['/tags', { name: 'Nieuw' }],
+      ] as const) {
+        const created = await write('post', path, body).expect(201);
+        expect(created.headers.etag).toMatch(TAG);
+        expect([path, await tagOf(`${path}/${(created.body as Body).id}`)]).toEqual([
+          path,
+          created.headers.etag,
+        ]);
+      }
+    });
+
     it('tags writes without If-Match too', async () => {
       const organizer = await create('/organizers', { organizer: 'Stichting', status: 'publish' });
       const updated = await write('put', `/organizers/${organizer.id}`, {

@@ -139,8 +139,10 @@ describe('/doc', () => {
         expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'If-Match' })]),
       );
     }
-    // Creates and the webhooks' own writes take no If-Match.
+    // Creates take no If-Match but answer with an ETag; the webhooks' own writes neither.
     expect(Object.keys(doc.paths['/events'].post.responses)).not.toContain('412');
+    expect(doc.paths['/tags'].post.responses['201'].headers.ETag).toEqual(header('WriteETag'));
+    expect(doc.paths['/webhooks'].post.responses['201'].headers.ETag).toBeUndefined();
     expect(Object.keys(doc.paths['/webhooks/{id}'].patch.responses)).not.toContain('412');
     expect(doc.components.responses.Error412.description).toContain('`rest_precondition_failed`');
     expect(doc.components.responses.Error428.description).toContain('`rest_precondition_required`');
