@@ -33,6 +33,7 @@ describe('validateEnvironment', () => {
       RATE_LIMIT_PER_MINUTE: '0',
       REDIS_URL: 'redis://127.0.0.1:6379',
       LOG_LEVEL: 'debug',
+      REQUIRE_IF_MATCH: 'true',
     };
     expect(validateEnvironment(env)).toBe(env);
   });
@@ -46,6 +47,7 @@ describe('validateEnvironment', () => {
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL /],
     [{ DB_MIGRATIONS_RUN: 'maybe' }, /^DB_MIGRATIONS_RUN /],
     [{ API_BASE_PATH: 'wp-json' }, /^API_BASE_PATH /],
+    [{ REQUIRE_IF_MATCH: 'yes' }, /^REQUIRE_IF_MATCH must be true or false/],
   ])('%p gives one line naming the variable', (env, pattern) => {
     const message = failure(env);
     expect(message).toMatch(pattern);
