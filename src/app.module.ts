@@ -28,6 +28,8 @@ import { EventsModule } from './events/events.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { IcalModule } from './ical/ical.module';
 import { ChangesModule } from './changes/changes.module';
+import { IdempotencyModule } from './idempotency/idempotency.module';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 
 @Module({
   imports: [
@@ -57,6 +59,7 @@ import { ChangesModule } from './changes/changes.module';
     EventsModule,
     WebhooksModule,
     ChangesModule,
+    IdempotencyModule,
   ],
   // Every global enhancer, in the order it runs (docs/architecture.md). Registered here, not in
   // main.ts, so e2e tests that import AppModule behave like production.
@@ -69,10 +72,13 @@ import { ChangesModule } from './changes/changes.module';
     // Filter: anything thrown becomes the contract's error body in the request's language.
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
     // Interceptors, outermost first: list headers/links, the request time-out (503),
-    // the data version bump after a successful write (list count cache), and a
-    // write's ETag header (withTag). GET ETags and 304s: conditionalGet in app.setup.ts.
+    // Idempotency-Key on POSTs (inside the time-out, so an answer that comes late is
+    // still stored; outside the rest, so a replay does nothing else and carries the
+    // stored ETag), the data version bump after a successful write (list count cache),
+    // and a write's ETag header (withTag). GET ETags and 304s: conditionalGet in app.setup.ts.
     { provide: APP_INTERCEPTOR, useClass: ListPageInterceptor },
     { provide: APP_INTERCEPTOR, useClass: RequestTimeoutInterceptor },
+    { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
     { provide: APP_INTERCEPTOR, useClass: WriteVersionInterceptor },
     { provide: APP_INTERCEPTOR, useClass: RecordTagInterceptor },
   ],

@@ -17,6 +17,6 @@ import { ChangesService } from './changes.service';
   imports: [EventsModule, VenuesModule, OrganizersModule, TermsModule],
   controllers: [ChangesController],
   providers: [ChangeTracker, ChangesService, ChangesRetention],
-  exports: [ChangeTracker],
+  exports: [ChangeTracker, ChangesService],
 })
 export class ChangesModule {}

@@ -130,6 +130,16 @@ export class ChangesService {
     };
   }
 
+  /**
+   * One record as the feed shows it to this caller, or undefined when the caller
+   * may not read it (or it is gone): the answer of a create or update whose
+   * stored answer was lost (docs/api.md §13).
+   */
+  async recordOf(kind: ChangeKind, id: number, ctx: RequestContext): Promise<object | undefined> {
+    const row: ChangeRow = { kind, id, seq: 0, deleted: false, changedAt: 0 };
+    return (await this.readableRecords([row], ctx)).get(kind)?.get(id);
+  }
+
   /** The records of a page the caller may read by ID, per kind, one batch per kind. */
   private async readableRecords(
     rows: ChangeRow[],

@@ -56,6 +56,7 @@ export const appConfig = registerAs('app', () => {
     },
     syncRetentionDays: Number(env('SYNC_RETENTION_DAYS') ?? 30),
     requireIfMatch: env('REQUIRE_IF_MATCH') === 'true',
+    idempotencyTtlHours: Number(env('IDEMPOTENCY_TTL_HOURS') ?? 24),
     auth: {
       jwtSecret: env('AUTH_JWT_SECRET'),
       jwksUrl: env('AUTH_JWKS_URL'),

@@ -173,6 +173,13 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'REQUIRE_IF_MATCH must be true or false' })
   REQUIRE_IF_MATCH?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'IDEMPOTENCY_TTL_HOURS must be an integer between 1 and 8760' })
+  @Min(1, { message: 'IDEMPOTENCY_TTL_HOURS must be an integer between 1 and 8760' })
+  @Max(8760, { message: 'IDEMPOTENCY_TTL_HOURS must be an integer between 1 and 8760' })
+  IDEMPOTENCY_TTL_HOURS?: number;
 }
 
 /**

@@ -9,6 +9,7 @@ import { Organizer } from '../organizers/entities/organizer.entity';
 import { TermTranslation } from '../terms/entities/term-translation.entity';
 import { Term } from '../terms/entities/term.entity';
 import { VenueTranslation } from '../venues/entities/venue-translation.entity';
+import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
 import { Venue } from '../venues/entities/venue.entity';
 import { WebhookDelivery } from '../webhooks/entities/webhook-delivery.entity';
 import { WebhookEndpoint } from '../webhooks/entities/webhook-endpoint.entity';
@@ -31,4 +32,5 @@ export const ENTITIES = [
   WebhookMessage,
   WebhookDelivery,
   Change,
+  IdempotencyKey,
 ];

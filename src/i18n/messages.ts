@@ -115,6 +115,14 @@ export const ERROR_MESSAGES: Catalogue<ErrorKey> = {
     en: 'The changes cursor is older than the retention of the feed; sync again without since.',
     nl: 'De cursor van de wijzigingen is ouder dan de bewaartermijn van de feed; synchroniseer opnieuw zonder since.',
   },
+  rest_idempotency_key_reused: {
+    en: 'This Idempotency-Key was already used for a different request (another body, method or path); use a new key.',
+    nl: 'Deze Idempotency-Key is al gebruikt voor een ander verzoek (andere body, methode of pad); gebruik een nieuwe sleutel.',
+  },
+  rest_idempotency_key_in_use: {
+    en: 'A request with this Idempotency-Key is still running; try again shortly.',
+    nl: 'Een verzoek met deze Idempotency-Key loopt nog; probeer het zo opnieuw.',
+  },
   rest_payload_too_large: {
     en: 'The request body is larger than the limit of {limit}.',
     nl: 'De body van het verzoek is groter dan de limiet van {limit}.',
@@ -169,6 +177,10 @@ export const REASON_MESSAGES = {
   isEmail: {
     en: '{name} is not a valid e-mail address.',
     nl: '{name} is geen geldig e-mailadres.',
+  },
+  isIdempotencyKey: {
+    en: '{name} must be 1 to 255 visible ASCII characters.',
+    nl: '{name} moet uit 1 tot 255 zichtbare ASCII-tekens bestaan.',
   },
   isUrl: { en: '{name} is not a valid URL.', nl: '{name} is geen geldige URL.' },
   isDateInput: { en: '{name} is not a valid date.', nl: '{name} is geen geldige datum.' },

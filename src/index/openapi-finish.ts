@@ -116,6 +116,11 @@ const HEADERS: Record<string, Schema> = {
     description: 'Seconds to wait before trying again.',
     schema: { type: 'integer', example: 5 },
   },
+  'Idempotency-Replayed': {
+    description:
+      '`true` when this is the stored answer of an earlier POST with the same `Idempotency-Key` (docs/api.md §13); nothing was written.',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'X-RateLimit-Limit': {
     description: 'Requests per client per minute (when rate limiting is on).',
     schema: { type: 'integer' },
@@ -178,6 +183,23 @@ const CONDITIONAL_WRITES =
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
+/** The request header of every POST (docs/api.md §13). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the POST safe to retry: 1–255 visible ASCII characters, unique per request of this caller. ' +
+    'A retry with the same key and body gets the first answer again (`Idempotency-Replayed: true`) ' +
+    'and writes nothing; another body or path with the key → 422, while the first still runs → 409. ' +
+    'Kept IDEMPOTENCY_TTL_HOURS (default 24).',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
+  example: '5f0c6a1e-2b7d-4c1a-9e43-8d2f0b6a7c11',
+};
+
+/** Statuses only a POST with an Idempotency-Key answers. */
+const IDEMPOTENCY_STATUSES = [409, 422];
+
 /** Headers every response may carry. */
 const COMMON_HEADERS = [
   'X-Request-Id',
@@ -201,9 +223,11 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Not authenticated (missing, invalid or expired token where one is needed)',
   403: 'Not allowed',
   404: 'Not found',
+  409: 'An earlier request with this Idempotency-Key is still running',
   410: 'In the trash',
   413: 'Body larger than 1 MiB',
   415: 'Body neither JSON nor a form',
+  422: 'Idempotency-Key already used for another request',
   429: 'Too many requests',
   412: 'If-Match does not hold: the record changed; nothing was written',
   428: 'If-Match is required (REQUIRE_IF_MATCH) and missing',
@@ -226,6 +250,7 @@ function errorStatusesOf(path: string, method: string, hasBody: boolean): number
     statuses.add(412);
     statuses.add(428);
   }
+  if (method === 'post') for (const status of IDEMPOTENCY_STATUSES) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -258,6 +283,9 @@ function errorResponse(status: number): Schema {
   if (status === 401) headers['WWW-Authenticate'] = header('WWW-Authenticate');
   if (status === 429) headers['Retry-After'] = { ...header('Retry-After') };
   if (status === 503) headers['Retry-After'] = header('Retry-After');
+  // A stored 4xx answer of a POST comes back as a replay.
+  if (status >= 400 && status < 500)
+    headers['Idempotency-Replayed'] = header('Idempotency-Replayed');
   return {
     description: `${STATUS_TEXT[status] ?? 'Error'}: ${codesOf(status)
       .map((c) => `\`${c}\``)
@@ -279,6 +307,7 @@ function fixOperation(path: string, method: string, operation: Schema): void {
     if (status === 'default' || status === '304') continue;
     const headers: Schema = Object.fromEntries(COMMON_HEADERS.map((name) => [name, header(name)]));
     if (status === '201') headers.Location = header('Location');
+    if (method === 'post') headers['Idempotency-Replayed'] = header('Idempotency-Replayed');
     if (isList(response)) {
       listHeaders = {
         'X-Total': header('X-Total'),
@@ -313,6 +342,7 @@ function fixOperation(path: string, method: string, operation: Schema): void {
   operation.responses = responses;
   if (method === 'get') addHeaderParameter(operation, IF_NONE_MATCH);
   if (conditionalWrite) addHeaderParameter(operation, IF_MATCH);
+  if (method === 'post') addHeaderParameter(operation, IDEMPOTENCY_KEY_PARAMETER);
 
   for (const parameter of (operation.parameters ?? []) as Schema[]) {
     fixParameter(parameter);

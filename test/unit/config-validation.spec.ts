@@ -48,10 +48,18 @@ describe('validateEnvironment', () => {
     [{ DB_MIGRATIONS_RUN: 'maybe' }, /^DB_MIGRATIONS_RUN /],
     [{ API_BASE_PATH: 'wp-json' }, /^API_BASE_PATH /],
     [{ REQUIRE_IF_MATCH: 'yes' }, /^REQUIRE_IF_MATCH must be true or false/],
+    [{ IDEMPOTENCY_TTL_HOURS: '0' }, /^IDEMPOTENCY_TTL_HOURS /],
+    [{ IDEMPOTENCY_TTL_HOURS: '8761' }, /^IDEMPOTENCY_TTL_HOURS /],
+    [{ IDEMPOTENCY_TTL_HOURS: '1.5' }, /^IDEMPOTENCY_TTL_HOURS /],
   ])('%p gives one line naming the variable', (env, pattern) => {
     const message = failure(env);
     expect(message).toMatch(pattern);
     expect(message).not.toContain('\n');
+  });
+
+  it('accepts IDEMPOTENCY_TTL_HOURS from 1 to 8760', () => {
+    expect(() => validateEnvironment({ IDEMPOTENCY_TTL_HOURS: '1' })).not.toThrow();
+    expect(() => validateEnvironment({ IDEMPOTENCY_TTL_HOURS: '8760' })).not.toThrow();
   });
 
   it.each(['abc', '-1', '70000', '80.5'])('PORT=%p names the accepted range', (port) => {

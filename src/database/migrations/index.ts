@@ -6,6 +6,7 @@ import { Webhooks1764723600000 } from './1764723600000-webhooks';
 import { EventRevision1764810000000 } from './1764810000000-event-revision';
 import { Changes1764813600000 } from './1764813600000-changes';
 import { RecurringEvents1764900000000 } from './1764900000000-recurring-events';
+import { IdempotencyKeys1765000000000 } from './1765000000000-idempotency-keys';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   EventRevision1764810000000,
   Changes1764813600000,
   RecurringEvents1764900000000,
+  IdempotencyKeys1765000000000,
 ];

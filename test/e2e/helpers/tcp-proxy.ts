@@ -20,6 +20,7 @@ interface Link {
 export class TcpProxy {
   private server?: Server;
   private readonly links = new Set<Link>();
+  private replyLoss?: { statement: string; done: () => void };
   private state: 'open' | 'cut' | 'frozen' = 'open';
   /** Connections accepted since start. */
   accepted = 0;
@@ -48,6 +49,19 @@ export class TcpProxy {
     this.state = 'cut';
     for (const link of [...this.links]) this.drop(link);
     await this.stopListening();
+  }
+
+  /**
+   * The next MySQL text statement exactly `statement` (e.g. `COMMIT`) that the
+   * service sends reaches the database, but its reply never comes back: the
+   * service's connection is reset as the statement is forwarded, while the
+   * database side is closed gently a little later (so it still executes it).
+   * Resolves when that happened.
+   */
+  loseReplyTo(statement: string): Promise<void> {
+    return new Promise((resolve) => {
+      this.replyLoss = { statement, done: resolve };
+    });
   }
 
   freeze(): void {
@@ -99,7 +113,24 @@ export class TcpProxy {
     upstream.on('close', () => this.drop(link));
     // Forwarded by hand (not piped) so that a freeze also stops data already read.
     client.on('data', (chunk: Buffer) => {
-      if (!link.frozen) upstream.write(chunk);
+      if (link.frozen) return;
+      const loss = this.replyLoss;
+      // A COM_QUERY packet: 3-byte length, sequence number, 0x03, the statement.
+      if (
+        loss &&
+        chunk.length > 5 &&
+        chunk[4] === 3 &&
+        chunk.subarray(5).toString() === loss.statement
+      ) {
+        this.replyLoss = undefined;
+        this.links.delete(link);
+        link.frozen = true;
+        upstream.write(chunk, () => setTimeout(() => upstream.end(), 200));
+        client.resetAndDestroy();
+        loss.done();
+        return;
+      }
+      upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
       if (!link.frozen) client.write(chunk);

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { IdempotencyRetention } from './idempotency-retention.service';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotencyStore } from './idempotency.store';
+
+/**
+ * Idempotent POSTs (docs/api.md §13). The interceptor is registered globally in
+ * AppModule; ChangesModule (global) gives the change listener and the records
+ * of lost answers.
+ */
+@Module({
+  providers: [IdempotencyStore, IdempotencyRetention, IdempotencyInterceptor],
+  exports: [IdempotencyStore, IdempotencyRetention, IdempotencyInterceptor],
+})
+export class IdempotencyModule {}
