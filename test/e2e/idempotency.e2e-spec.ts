@@ -42,11 +42,12 @@ describe('idempotent POSTs', () => {
         (await t.dataSource.query('SELECT COUNT(*) AS n FROM idempotency_keys')) as [{ n: unknown }]
       )[0].n,
     );
-  /** What a client compares: status, body, Location. */
+  /** What a client compares: status, body, Location, ETag. */
   const answer = (res: Response) => ({
     status: res.status,
     body: res.body as unknown,
     location: res.headers.location as string | undefined,
+    etag: res.headers.etag as string | undefined,
   });
 
   it('replays a create: same status, body and Location, Idempotency-Replayed, one record', async () => {
