@@ -1,0 +1,52 @@
+import { TermsService } from '../../src/terms/terms.service';
+import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
+
+/*
+ * A create that outlives REQUEST_TIMEOUT_MS: the client gets 503, the write
+ * still commits, and its answer is stored when it arrives, so a retry with
+ * the key gets 409 while it runs and then the create's answer (docs/api.md §13).
+ */
+describe('idempotent POST after a request time-out', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ REQUEST_TIMEOUT_MS: '300' });
+  });
+  afterAll(() => t.close());
+
+  const create = () =>
+    t
+      .http()
+      .post(`${API}/categories`)
+      .set('Host', 'api.test')
+      .set('Authorization', t.auth.editor)
+      .set('Idempotency-Key', 'slow-create')
+      .send({ name: 'Traag' });
+
+  it('answers 503, then 409 while the create runs, then replays its 201; one record', async () => {
+    const terms = t.app.get(TermsService);
+    const real = terms.create.bind(terms);
+    let finished!: () => void;
+    const done = new Promise<void>((resolve) => (finished = resolve));
+    jest.spyOn(terms, 'create').mockImplementationOnce(async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      try {
+        return await real(...args);
+      } finally {
+        // The interceptor stores the answer right after; give it a moment.
+        setTimeout(finished, 300);
+      }
+    });
+    const first = await create();
+    expect(first.status).toBe(503);
+    expect(first.body).toEqual(errorBody('rest_service_unavailable', 503));
+    const during = await create().expect(409);
+    expect(during.body).toEqual(errorBody('rest_idempotency_key_in_use', 409));
+    await done;
+    const retry = await create().expect(201);
+    expect(retry.headers['idempotency-replayed']).toBe('true');
+    expect(retry.body).toEqual(expect.objectContaining({ name: 'Traag' }));
+    const list = await t.http().get(`${API}/categories?hide_empty=false`).expect(200);
+    expect(list.headers['x-total']).toBe('1');
+  });
+});
