@@ -84,9 +84,13 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy, ChangeLi
     this.unregister?.();
   }
 
-  /** How long a claim is presumed alive: a request ends by REQUEST_TIMEOUT_MS (503), its work soon after. */
+  /**
+   * How long a claim is presumed alive. The client is answered by REQUEST_TIMEOUT_MS (503),
+   * but the work goes on (queued writes, slow queries): at least a minute, so a live request
+   * is not taken over; a dead one blocks its key no longer than that.
+   */
   private get leaseMs(): number {
-    return 2 * this.config.requestTimeoutMs;
+    return Math.max(2 * this.config.requestTimeoutMs, 60_000);
   }
 
   /** Claims the key, or says why not: replay, reused, in use, or a lost answer to render. */

@@ -28,8 +28,11 @@ describe('idempotent POST after a request time-out', () => {
     const real = terms.create.bind(terms);
     let finished!: () => void;
     const done = new Promise<void>((resolve) => (finished = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
     jest.spyOn(terms, 'create').mockImplementationOnce(async (...args) => {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // Runs past REQUEST_TIMEOUT_MS until the test lets it go on.
+      await held;
       try {
         return await real(...args);
       } finally {
@@ -42,6 +45,7 @@ describe('idempotent POST after a request time-out', () => {
     expect(first.body).toEqual(errorBody('rest_service_unavailable', 503));
     const during = await create().expect(409);
     expect(during.body).toEqual(errorBody('rest_idempotency_key_in_use', 409));
+    release();
     await done;
     const retry = await create().expect(201);
     expect(retry.headers['idempotency-replayed']).toBe('true');

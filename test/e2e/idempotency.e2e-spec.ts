@@ -1,5 +1,6 @@
 import type { Response } from 'supertest';
 import { IdempotencyRetention } from '../../src/idempotency/idempotency-retention.service';
+import { EventsService } from '../../src/events/events.service';
 import { TermsService } from '../../src/terms/terms.service';
 import { dayAt } from './helpers/events';
 import { API, createTestApp, errorBody, TestApp, UserName } from './helpers/test-app';
@@ -142,6 +143,34 @@ describe('idempotent POSTs', () => {
     const after = await post('/categories', { name: 'Jazz' }, 'slow').expect(201);
     expect(answer(after)).toEqual(answer(done));
     expect(await total('categories')).toBe(1);
+  });
+
+  it('takes over an abandoned claim; the first request, should it go on, cannot commit', async () => {
+    const events = t.app.get(EventsService);
+    const create = events.create.bind(events);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const started = new Promise<void>((resolve) => (entered = resolve));
+    jest.spyOn(events, 'create').mockImplementationOnce(async (...args) => {
+      entered();
+      await held;
+      return create(...args);
+    });
+    const body = { title: 'Verlaten', start_date: dayAt(3), end_date: dayAt(3, '15:00:00') };
+    const first = post('/events', body, 'abandoned').then((res) => res);
+    await started;
+    // Its lease runs out (as when its process died).
+    await t.dataSource.query('UPDATE idempotency_keys SET lease_until = 0');
+    const retry = await post('/events', body, 'abandoned').expect(201);
+    expect(retry.headers['idempotency-replayed']).toBeUndefined();
+    release();
+    const late = await first;
+    expect(late.status).toBe(409);
+    expect(late.body).toEqual(errorBody('rest_idempotency_key_in_use', 409));
+    expect(await total('events')).toBe(1);
+    const replay = await post('/events', body, 'abandoned').expect(201);
+    expect(answer(replay)).toEqual(answer(retry));
   });
 
   it('20 concurrent requests with one key make exactly one record; a retry replays it', async () => {
