@@ -66,6 +66,7 @@ describe('idempotent POSTs', () => {
   it('replays an event create and a POST update', async () => {
     const body = { title: 'Concert', start_date: dayAt(10), end_date: dayAt(10, '14:00:00') };
     const first = await post('/events', body, 'event-1').expect(201);
+    expect(first.headers.etag).toMatch(/^"[^"]+"$/);
     const again = await post('/events', body, 'event-1').expect(201);
     expect(answer(again)).toEqual(answer(first));
     expect(again.headers['idempotency-replayed']).toBe('true');
@@ -82,6 +83,16 @@ describe('idempotent POSTs', () => {
     expect(replay.body).toEqual(update.body);
     expect(replay.body.title).toBe('Concert 2');
     expect(replay.headers['idempotency-replayed']).toBe('true');
+    // The ETag the first answer carried (docs/api.md §11), not the record's current one.
+    expect(update.headers.etag).toMatch(/^"[^"]+"$/);
+    expect(replay.headers.etag).toBe(update.headers.etag);
+    const current = await t
+      .http()
+      .get(`${API}/events/${first.body.id}`)
+      .set('Host', 'api.test')
+      .set('Authorization', t.auth.editor)
+      .expect(200);
+    expect(current.headers.etag).not.toBe(update.headers.etag);
   });
 
   it('takes bodies equal after parsing as the same: key order and whitespace do not count', async () => {
