@@ -306,6 +306,23 @@ describe('idempotent POSTs', () => {
     expect(await total('categories')).toBe(1);
   });
 
+  it('an event create whose answer was lost is replayed as the create would have answered', async () => {
+    const events = t.app.get(EventsService);
+    const create = events.create.bind(events);
+    let answered: unknown;
+    jest.spyOn(events, 'create').mockImplementationOnce(async (...args) => {
+      answered = await create(...args);
+      throw new Error('the answer was lost after the commit');
+    });
+    const body = { title: 'Kwijt', start_date: dayAt(6), end_date: dayAt(6, '18:00:00') };
+    await post('/events', body, 'lost-event').expect(500);
+    const retry = await post('/events', body, 'lost-event').expect(201);
+    expect(retry.headers['idempotency-replayed']).toBe('true');
+    expect(retry.body).toEqual(JSON.parse(JSON.stringify(answered)));
+    expect(retry.headers.location).toBe(retry.body.rest_url);
+    expect(await total('events')).toBe(1);
+  });
+
   it('a 5xx answer is not stored: the key is released and a retry runs the request', async () => {
     const terms = t.app.get(TermsService);
     jest.spyOn(terms, 'create').mockRejectedValueOnce(new Error('failed before any write'));
