@@ -566,7 +566,7 @@ export async function runBench(
     log('');
     log(report.table);
     log(
-      `(p50/p99: response time over all rounds; RSS: the server's peak; ours/base: requests/s ratio service/baseline)`,
+      `(p50/p99: response time over all rounds; RSS: the server's peak; CPU ms/req: the server's user + system CPU time per request; ours/base: requests/s ratio service/baseline)`,
     );
     await stopPair(pair);
     pair = undefined;

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { rssMb } from '../shared/process-tools';
+import { cpuSeconds, rssMb } from '../shared/process-tools';
 import { BENCH_HOST, RequestSet } from './request-sets';
 
 /** At most this many latencies are kept per run (bounded memory). */
@@ -13,11 +13,14 @@ export interface RunResult {
   errors: number;
   non2xx: number;
   maxRssMb: number;
+  /** CPU seconds the server used during the run (user + system, from /proc). */
+  cpuSeconds: number;
 }
 
 /**
  * Runs one request set against one server for `seconds` with `connections`
- * keep-alive connections, sampling the server's RSS every 250 ms.
+ * keep-alive connections, sampling the server's RSS every 250 ms and taking
+ * the CPU time it used (less sensitive to a busy machine than req/s).
  */
 export function runLoad(options: {
   port: number;
@@ -46,6 +49,7 @@ export function runLoad(options: {
   const sampler = setInterval(() => {
     maxRss = Math.max(maxRss, rssMb(options.pid) ?? 0);
   }, 250);
+  const cpuBefore = cpuSeconds(options.pid) ?? 0;
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const instance = autocannon(
@@ -69,6 +73,7 @@ export function runLoad(options: {
           errors: result.errors + result.timeouts,
           non2xx: result.non2xx,
           maxRssMb: Math.max(maxRss, rssMb(options.pid) ?? 0),
+          cpuSeconds: (cpuSeconds(options.pid) ?? cpuBefore) - cpuBefore,
         });
       },
     );
@@ -97,6 +102,8 @@ export interface Aggregate {
   errors: number;
   non2xx: number;
   maxRssMb: number;
+  /** Server CPU time per request, ms. */
+  cpuMsPerRequest: number;
   runs: number;
 }
 
@@ -120,6 +127,8 @@ export function aggregate(runs: RunResult[]): Aggregate {
     errors: runs.reduce((n, r) => n + r.errors, 0),
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     maxRssMb: Math.max(0, ...runs.map((r) => r.maxRssMb)),
+    cpuMsPerRequest:
+      requests > 0 ? (runs.reduce((n, r) => n + r.cpuSeconds, 0) * 1000) / requests : NaN,
     runs: runs.length,
   };
 }

@@ -32,12 +32,13 @@ export function resultTable(rows: ResultRow[]): string {
         fixed(result.p99, 2),
         `${result.errors}/${result.non2xx}`,
         fixed(result.maxRssMb, 0),
+        fixed(result.cpuMsPerRequest, 2),
         name === 'ours' ? `${fixed(row.ours.rps / row.baseline.rps, 2)}×` : '',
       ]);
     }
   }
   return table(
-    ['request set', 'server', 'conn', 'req/s', 'p50 ms', 'p99 ms', 'err/non-2xx', 'RSS MB', 'ours/base'],
+    ['request set', 'server', 'conn', 'req/s', 'p50 ms', 'p99 ms', 'err/non-2xx', 'RSS MB', 'CPU ms/req', 'ours/base'],
     body,
   );
 }

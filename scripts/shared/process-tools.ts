@@ -51,3 +51,13 @@ export function rssMb(pid: number): number | undefined {
     return undefined;
   }
 }
+
+/** User + system CPU seconds of a process so far (/proc/<pid>/stat, 100 ticks a second), or undefined once it is gone. */
+export function cpuSeconds(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}

@@ -92,7 +92,7 @@ describeMysql(title, () => {
     expect(run.output).toMatch(/machine: cpu .+; cores \d+; node v\d+/);
     expect(run.output).toContain('events 300,');
     expect(run.output).toMatch(
-      /\| request set +\| server +\| conn \| req\/s \| p50 ms \| p99 ms \| err\/non-2xx \| RSS MB \| ours\/base \|/,
+      /\| request set +\| server +\| conn \| req\/s \| p50 ms \| p99 ms \| err\/non-2xx \| RSS MB \| CPU ms\/req \| ours\/base \|/,
     );
     expect(report.dataSizes.events).toBe(300);
     expect(report.rows.map((row) => [row.set, row.connections])).toEqual([
@@ -105,6 +105,9 @@ describeMysql(title, () => {
       expect(row.ours.requests).toBeGreaterThan(0);
       expect(row.baseline.requests).toBeGreaterThan(0);
       expect(row.ours.maxRssMb).toBeGreaterThan(0);
+      // Hundreds of requests cost the server more than one 10 ms CPU tick.
+      expect(row.ours.cpuMsPerRequest).toBeGreaterThan(0);
+      expect(row.baseline.cpuMsPerRequest).toBeGreaterThan(0);
     }
   });
 
