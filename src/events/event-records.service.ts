@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
 import type { RequestContext } from '../common/http/request-context';
+import { VersionedCacheService } from '../common/cache/versioned-cache.service';
 import { appConfig } from '../config/app.config';
 import { rowsWhereIn } from '../database/entity-rows';
 import type { OrganizerRecord } from '../organizers/organizer.mapper';
@@ -37,7 +38,22 @@ export class EventRecordsService {
     private readonly terms: TermLinksService,
     private readonly venues: VenuesService,
     private readonly organizers: OrganizersService,
+    private readonly versioned: VersionedCacheService,
   ) {}
+
+  /**
+   * The linked records of this instance for reads in the caller's language and
+   * host, while the data version holds: lists and single reads re-use them
+   * instead of reading and mapping the same venues, organizers and terms on
+   * every request. Writes do not use it (their answer must show what they changed).
+   */
+  sharedLinks(ctx: RequestContext): Promise<LinkedRecordCache> {
+    return this.versioned.get(
+      `linked-records:${ctx.language}:${ctx.apiUrl}`,
+      () => new LinkedRecordCache(SHARED_MAX_PER_KIND, true),
+      ctx,
+    );
+  }
 
   /** Maps events with what they embed, loaded for all of them at once (no N+1). */
   async map(
@@ -100,16 +116,19 @@ export class EventRecordsService {
     if (events.length === 0) return new Map();
     const [terms, organizers, venues] = await Promise.all([
       cachedRecords(
+        linked,
         linked?.terms,
         termLinks.map((link) => link.termId),
         (ids) => this.terms.recordsByIds(ids, ctx, manager),
       ),
       cachedRecords(
+        linked,
         linked?.organizers,
         organizerLinks.map((link) => link.organizerId),
         (ids) => this.organizers.recordsByIds(ids, ctx, manager),
       ),
       cachedRecords(
+        linked,
         linked?.venues,
         events.flatMap((event) => (event.venueId ? [event.venueId] : [])),
         (ids) => this.venues.recordsByIds(ids, ctx, manager),
@@ -144,16 +163,25 @@ export class EventRecordsService {
   }
 }
 
+/** Per kind, for the cache that requests share: memory stays small whatever the data. */
+const SHARED_MAX_PER_KIND = 5_000;
+
 /**
- * The venue, organizer and term records a caller was shown, kept across the
- * batches of one long read (a feed): they are few and repeat from batch to
- * batch. Each kind is capped, so memory stays bounded whatever the read's size.
+ * Venue, organizer and term records, mapped once and re-used: across the
+ * batches of one long read (a feed), or by every read of one language and
+ * host while the data version holds (`shared`, see sharedLinks). Each kind is
+ * capped, so memory stays bounded whatever the data's size.
  */
 export class LinkedRecordCache {
-  static readonly MAX_PER_KIND = 20_000;
   readonly terms = new Map<number, TermRecord>();
   readonly organizers = new Map<number, OrganizerRecord>();
   readonly venues = new Map<number, VenueRecord>();
+
+  constructor(
+    readonly maxPerKind = 20_000,
+    /** Shared by concurrent requests: records are frozen, so no answer can change another's. */
+    readonly shared = false,
+  ) {}
 }
 
 function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
@@ -167,20 +195,29 @@ function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
 }
 
 /** Records by ID: those in `store` from there, the rest loaded (and kept while there is room). */
-async function cachedRecords<R>(
+async function cachedRecords<R extends object>(
+  cache: LinkedRecordCache | undefined,
   store: Map<number, R> | undefined,
   ids: number[],
   load: (ids: number[]) => Promise<Map<number, R>>,
 ): Promise<Map<number, R>> {
-  if (!store) return load(ids);
+  if (!cache || !store) return load(ids);
   const missing = [...new Set(ids)].filter((id) => !store.has(id));
   const loaded = missing.length > 0 ? await load(missing) : new Map<number, R>();
-  if (store.size + loaded.size > LinkedRecordCache.MAX_PER_KIND) store.clear();
-  for (const [id, record] of loaded) store.set(id, record);
+  if (store.size + loaded.size > cache.maxPerKind) store.clear();
+  for (const [id, record] of loaded) store.set(id, cache.shared ? deepFreeze(record) : record);
   return new Map(
     ids.flatMap((id) => {
       const record = store.get(id) ?? loaded.get(id);
       return record ? [[id, record] as const] : [];
     }),
   );
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const member of Object.values(value)) {
+    if (member !== null && typeof member === 'object' && !Object.isFrozen(member))
+      deepFreeze(member);
+  }
+  return Object.freeze(value);
 }

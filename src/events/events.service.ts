@@ -80,7 +80,11 @@ export class EventsService {
     const matching = eventListQuery(this.dataSource.manager, filters);
     // Exact, but counted only when the data changed since (the default window is day-granular).
     const total = () =>
-      this.counts.count(`events:${JSON.stringify(filters)}`, () => matching.clone().getCount());
+      this.counts.count(
+        `events:${JSON.stringify(filters)}`,
+        () => matching.clone().getCount(),
+        ctx,
+      );
     const pageIds = async () => {
       const rows = await orderEvents(
         matching.clone().select('e.id', 'id'),
@@ -99,9 +103,10 @@ export class EventsService {
         : [await total(), undefined];
     assertPageExists(window, count, 'event-archive-page-not-found');
     const page = ids ?? (await pageIds());
-    const [loaded, linkRows] = await Promise.all([
+    const [loaded, linkRows, linked] = await Promise.all([
       loadEvents(this.dataSource.manager, page),
       this.records.linkRows(page),
+      this.records.sharedLinks(ctx),
     ]);
     const items = await this.records.map(
       // An event deleted between the page query and this read is left out, not a 500.
@@ -112,6 +117,7 @@ export class EventsService {
         blanked: this.isLocked(event, ctx, query.password),
       }),
       linkRows,
+      linked,
     );
     return new ListPage('events', items, count, window, true);
   }
@@ -129,9 +135,10 @@ export class EventsService {
     const manager = this.dataSource.manager;
     const id = await findPostId(manager, EVENTS, ref, ctx.language);
     // The link rows need only the ID: read beside the event (and dropped if it may not be shown).
-    const [event, linkRows] = await Promise.all([
+    const [event, linkRows, linked] = await Promise.all([
       findPostOrFail(manager, EVENTS, { id }, ctx.language),
       this.records.linkRows(id ? [id] : []),
+      this.records.sharedLinks(ctx),
     ]);
     assertCanSee(ctx.user, event, {
       notAccessible: 'event-not-accessible',
@@ -144,6 +151,7 @@ export class EventsService {
       ctx,
       () => ({ withJsonLd: true, withTranslations: edit }),
       linkRows,
+      linked,
     );
     return record;
   }

@@ -1,11 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { CountCacheService } from './count-cache.service';
 import { DataVersionService } from './data-version.service';
+import { VersionedCacheService } from './versioned-cache.service';
 
-/** The shared data version and the list count cache; WriteVersionInterceptor is registered in AppModule. */
+/** The shared data version, the list count cache and the versioned cache; WriteVersionInterceptor is registered in AppModule. */
 @Global()
 @Module({
-  providers: [DataVersionService, CountCacheService],
-  exports: [CountCacheService, DataVersionService],
+  providers: [DataVersionService, CountCacheService, VersionedCacheService],
+  exports: [CountCacheService, DataVersionService, VersionedCacheService],
 })
 export class CacheModule {}

@@ -22,8 +22,9 @@ export class CountCacheService {
 
   constructor(private readonly versions: DataVersionService) {}
 
-  async count(key: string, compute: () => Promise<number>): Promise<number> {
-    const version = await this.versions.current();
+  /** `scope`: the request's context, so the request reads the data version once. */
+  async count(key: string, compute: () => Promise<number>, scope?: object): Promise<number> {
+    const version = await this.versions.current(scope);
     const entry = this.entries.get(key);
     if (entry && entry.version === version && Date.now() - entry.at < MAX_AGE_MS) {
       // Re-insert: Map keeps insertion order, so the oldest key is the least recently used.

@@ -8,10 +8,25 @@ import { DataVersion } from './data-version.entity';
 @Injectable()
 export class DataVersionService {
   private readonly logger = new Logger('DataVersion');
+  private readonly readFor = new WeakMap<object, Promise<number>>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async current(): Promise<number> {
+  /**
+   * The current version. With a `scope` (a request's context) it is read once
+   * per scope: every cache a request consults then agrees on one version.
+   */
+  current(scope?: object): Promise<number> {
+    if (!scope) return this.read();
+    let version = this.readFor.get(scope);
+    if (!version) {
+      version = this.read();
+      this.readFor.set(scope, version);
+    }
+    return version;
+  }
+
+  private async read(): Promise<number> {
     const [row] = await rowsWhereIn(this.dataSource.manager, DataVersion, 'id', [1]);
     return row?.version ?? 0;
   }
