@@ -3,6 +3,7 @@
  *
  *   npm run bench:ical -- --database-url mysql://root@127.0.0.1:3306/calendar_bench_ical_100k
  *                         [--runs 3] [--not-modified 200] [--json FILE]
+ *   npm run bench:ical -- --sqlite-path data/calendar_bench_ical_100k.sqlite …
  *
  * Seed first (`npm run seed -- --events 100000 …`; the seed spreads events
  * five years either side of today). Starts the built service (dist/main.js,
@@ -12,9 +13,11 @@
  *    RSS before the request (sampled every 20 ms from /proc);
  *  - the default-window feed: time to its first byte;
  *  - a conditional request with the feed's ETag: latency of the 304, p50/p95.
+ * The widest feed's SHA-256 is reported, so two builds can be checked to
+ * write the same bytes from the same data on the same day.
  * Exit code 1 when a feed does not parse as expected (no END:VCALENDAR).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -38,6 +41,7 @@ interface FeedRun {
   /** CPU time the service used for the feed, and events per CPU second (less sensitive to a busy machine). */
   cpuSeconds: number;
   eventsPerCpuSecond: number;
+  sha256: string;
 }
 
 /** User + system CPU seconds of a process so far (/proc/<pid>/stat, 100 ticks a second). */
@@ -59,6 +63,7 @@ function fetchFeed(
   firstByteMs: number;
   ms: number;
   complete: boolean;
+  sha256: string;
 }> {
   return new Promise((done, fail) => {
     const started = process.hrtime.bigint();
@@ -68,7 +73,9 @@ function fetchFeed(
       let bytes = 0;
       let events = 0;
       let tail = '';
+      const hash = createHash('sha256');
       res.on('data', (chunk: Buffer) => {
+        hash.update(chunk);
         if (firstByteMs < 0) firstByteMs = elapsed();
         bytes += chunk.length;
         const text = tail + chunk.toString('latin1');
@@ -86,12 +93,19 @@ function fetchFeed(
           firstByteMs: firstByteMs < 0 ? elapsed() : firstByteMs,
           ms: elapsed(),
           complete: res.statusCode !== 200 || tail.endsWith('END:VCALENDAR\r\n'),
+          sha256: hash.digest('hex'),
         });
       });
       res.on('error', fail);
     });
     req.on('error', fail);
   });
+}
+
+/** The environment without DATABASE_URL (a SQLite bench must not inherit one). */
+function withoutDatabaseUrl(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _url, ...rest } = env;
+  return rest;
 }
 
 function percentile(values: number[], p: number): number {
@@ -105,13 +119,16 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       'database-url': { type: 'string' },
+      'sqlite-path': { type: 'string' },
       runs: { type: 'string', default: '3' },
       'not-modified': { type: 'string', default: '200' },
       json: { type: 'string' },
     },
   });
-  const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL;
-  if (!databaseUrl) throw new Error('--database-url (or DATABASE_URL) is required');
+  const sqlitePath = values['sqlite-path'] && resolve(values['sqlite-path']);
+  const databaseUrl = sqlitePath ? '' : (values['database-url'] ?? process.env.DATABASE_URL ?? '');
+  if (!databaseUrl && !sqlitePath)
+    throw new Error('--database-url (or DATABASE_URL) or --sqlite-path is required');
   const entry = ensureBuilt(ROOT, (line) => process.stderr.write(`${line}\n`));
   const port = await freePort();
   const logDir = mkdtempSync(join(tmpdir(), 'bench-ical-'));
@@ -123,10 +140,10 @@ async function main(): Promise<void> {
     logFile: join(logDir, 'service.log'),
     ready: serviceReady,
     env: {
-      ...process.env,
+      ...withoutDatabaseUrl(process.env),
       NODE_ENV: 'production',
       PORT: String(port),
-      DATABASE_URL: databaseUrl,
+      ...(sqlitePath ? { SQLITE_PATH: sqlitePath } : { DATABASE_URL: databaseUrl }),
       AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
       RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'warn',
@@ -169,6 +186,7 @@ async function main(): Promise<void> {
         rssRiseMb: round(peak - before),
         cpuSeconds: round(cpu, 2),
         eventsPerCpuSecond: Math.round(result.events / cpu),
+        sha256: result.sha256,
       });
     }
 
@@ -190,7 +208,7 @@ async function main(): Promise<void> {
 
     const report = {
       loadAverage: loadavg().map((n) => round(n, 2)),
-      database: databaseUrl.replace(/\/\/[^@]*@/, '//'),
+      database: sqlitePath ? `sqlite:${sqlitePath}` : databaseUrl.replace(/\/\/[^@]*@/, '//'),
       widestFeed: runs,
       defaultFeedFirstByteMs: {
         p50: round(percentile(firstBytes, 50)),
