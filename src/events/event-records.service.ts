@@ -103,6 +103,43 @@ export class EventRecordsService {
   }
 
   /**
+   * The term, organizer and venue records of these IDs as shown to the
+   * caller (those in `linked` from there), and the test of whether the caller
+   * may see an embedded venue or organizer.
+   */
+  async linkedRecords(
+    termIds: number[],
+    organizerIds: number[],
+    venueIds: number[],
+    ctx: RequestContext,
+    linked?: LinkedRecordCache,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<{
+    terms: Map<number, TermRecord>;
+    organizers: Map<number, OrganizerRecord>;
+    venues: Map<number, VenueRecord>;
+    visible: <R extends { author: string; status: Event['status'] }>(record?: R) => R | undefined;
+  }> {
+    const [terms, organizers, venues] = await Promise.all([
+      cachedRecords(linked, linked?.terms, termIds, (ids) =>
+        this.terms.recordsByIds(ids, ctx, manager),
+      ),
+      cachedRecords(linked, linked?.organizers, organizerIds, (ids) =>
+        this.organizers.recordsByIds(ids, ctx, manager),
+      ),
+      cachedRecords(linked, linked?.venues, venueIds, (ids) =>
+        this.venues.recordsByIds(ids, ctx, manager),
+      ),
+    ]);
+    const visible = <R extends { author: string; status: Event['status'] }>(record?: R) =>
+      record &&
+      AccessPolicy.canSeeItem(ctx.user, { authorId: Number(record.author), status: record.status })
+        ? record
+        : undefined;
+    return { terms, organizers, venues, visible };
+  }
+
+  /**
    * The terms, venue and organizers of the events, in the same few queries
    * whatever their number. Venues and organizers the caller may not see are left out.
    */
@@ -114,31 +151,14 @@ export class EventRecordsService {
     manager: EntityManager,
   ): Promise<Map<number, EventLinks>> {
     if (events.length === 0) return new Map();
-    const [terms, organizers, venues] = await Promise.all([
-      cachedRecords(
-        linked,
-        linked?.terms,
-        termLinks.map((link) => link.termId),
-        (ids) => this.terms.recordsByIds(ids, ctx, manager),
-      ),
-      cachedRecords(
-        linked,
-        linked?.organizers,
-        organizerLinks.map((link) => link.organizerId),
-        (ids) => this.organizers.recordsByIds(ids, ctx, manager),
-      ),
-      cachedRecords(
-        linked,
-        linked?.venues,
-        events.flatMap((event) => (event.venueId ? [event.venueId] : [])),
-        (ids) => this.venues.recordsByIds(ids, ctx, manager),
-      ),
-    ]);
-    const visible = <R extends { author: string; status: Event['status'] }>(record?: R) =>
-      record &&
-      AccessPolicy.canSeeItem(ctx.user, { authorId: Number(record.author), status: record.status })
-        ? record
-        : undefined;
+    const { terms, organizers, venues, visible } = await this.linkedRecords(
+      termLinks.map((link) => link.termId),
+      organizerLinks.map((link) => link.organizerId),
+      events.flatMap((event) => (event.venueId ? [event.venueId] : [])),
+      ctx,
+      linked,
+      manager,
+    );
     // Grouped once: filtering every link per event is quadratic in the batch size.
     const termLinksOf = groupBy(termLinks, (link) => link.eventId);
     const organizerLinksOf = groupBy(organizerLinks, (link) => link.eventId);

@@ -376,8 +376,24 @@ export class EventsService {
     return this.recurrence.trashOccurrences(manager, event.id);
   }
 
+  /**
+   * The test `listedEvents` blanks records by, for readers that build their
+   * own output from rows (the iCalendar feed): protected, and the caller
+   * neither may edit it nor sent its password.
+   */
+  lockTest(
+    ctx: RequestContext,
+    password: string | undefined,
+  ): (event: Pick<Event, 'passwordHash' | 'authorId' | 'status'>) => boolean {
+    return (event) => this.isLocked(event, ctx, password);
+  }
+
   /** Protected, and the caller neither may edit it nor sent its password. */
-  private isLocked(event: Event, ctx: RequestContext, password: string | undefined): boolean {
+  private isLocked(
+    event: Pick<Event, 'passwordHash' | 'authorId' | 'status'>,
+    ctx: RequestContext,
+    password: string | undefined,
+  ): boolean {
     return (
       event.passwordHash !== null &&
       !AccessPolicy.canEditItem(ctx.user, event) &&

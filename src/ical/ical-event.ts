@@ -13,10 +13,36 @@ import {
 } from './ical-text';
 import { zoneBlock } from './ical-zones';
 
+/**
+ * The fields of an event record a VEVENT is written from: a full JSON record
+ * (single events, series), or only these, filled from feed rows (ical-feed-rows.ts).
+ */
+export type VeventRecord = Pick<
+  EventRecord,
+  | 'id'
+  | 'title'
+  | 'url'
+  | 'modified_utc'
+  | 'date_utc'
+  | 'status'
+  | 'password_protected'
+  | 'all_day'
+  | 'description'
+  | 'excerpt'
+  | 'timezone'
+  | 'start_date'
+  | 'end_date'
+  | 'utc_start_date'
+  | 'utc_end_date'
+  | 'venue'
+  | 'organizer'
+  | 'categories'
+>;
+
 /** What a VEVENT needs beside the event's record. */
 export interface FeedEvent {
-  /** The record exactly as the JSON read or list shows it to this caller. */
-  record: EventRecord;
+  /** The record's fields exactly as the JSON read or list shows them to this caller. */
+  record: VeventRecord;
   /** Grows with every write of the event: SEQUENCE. */
   revision: number;
   /** `<id>@<host>` needs the host of PUBLIC_SITE_URL. */
@@ -28,7 +54,7 @@ export interface FeedEvent {
 }
 
 /** IANA zones the writer gives a TZID (and the feed a VTIMEZONE); the rest is written in UTC. */
-export function tzidOf(record: EventRecord): string | undefined {
+export function tzidOf(record: Pick<VeventRecord, 'timezone' | 'all_day'>): string | undefined {
   if (/^UTC/i.test(record.timezone) || record.all_day === true) return undefined;
   return zoneBlock(record.timezone) ? record.timezone : undefined;
 }
@@ -78,7 +104,7 @@ export function vevent(event: FeedEvent): string {
  * IANA zone as local time with TZID; otherwise (UTC, UTC±H, a zone the
  * library does not describe exactly at that time) as UTC with `Z`.
  */
-function dateLines(record: EventRecord): string {
+function dateLines(record: VeventRecord): string {
   if (record.all_day === true) {
     const end = DateTime.fromISO(record.end_date.slice(0, 10), { zone: 'utc' }).plus({ days: 1 });
     return (

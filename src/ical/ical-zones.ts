@@ -1,5 +1,6 @@
 import ICAL from 'ical.js';
-import { DateTime, IANAZone } from 'luxon';
+import { IANAZone } from 'luxon';
+import { zoneOffset } from '../common/time/dates';
 import { tzlib_get_ical_block, tzlib_get_timezones } from 'timezones-ical-library';
 
 /*
@@ -97,24 +98,26 @@ function buildBlock(zone: string): ZoneBlock | null {
 }
 
 /**
- * The offset (seconds) of a local day when the tz database (luxon) has no
- * change in it and the block gives that same offset at its start, noon and
- * end; null otherwise.
+ * The offset (seconds) of a local day when the tz database has no change in
+ * it and the block gives that same offset at its start, noon and end; null
+ * otherwise. The tz database side is read with the cached zoneOffset over
+ * every instant the local day can cover (UTC−12 to UTC+14 around it): the
+ * same offset at both ends and in the middle means none in between.
  */
 function steadyOffset(
   date: string,
   zone: IANAZone,
   blockOffset: (wire: string) => number,
 ): number | null {
-  const [year, month, day] = [date.slice(0, 4), date.slice(5, 7), date.slice(8, 10)].map(Number);
-  const times = ['00:00:00', '12:00:00', '23:59:59'];
-  const offsets = times.flatMap((time) => {
-    const [hour, minute, second] = time.split(':').map(Number);
-    const local = DateTime.fromObject({ year, month, day, hour, minute, second }, { zone });
-    return [local.offset * 60, blockOffset(`${date} ${time}`)];
-  });
-  const first = offsets[0];
-  const dayStart = DateTime.fromObject({ year, month, day }, { zone });
-  const changes = dayStart.offset !== dayStart.endOf('day').offset;
-  return !changes && offsets.every((offset) => offset === first) ? first : null;
+  const naive = Date.UTC(+date.slice(0, 4), +date.slice(5, 7) - 1, +date.slice(8, 10)) / 1000;
+  const minutes = zoneOffset(zone, naive - 14 * 3600);
+  if (
+    zoneOffset(zone, naive + 12 * 3600) !== minutes ||
+    zoneOffset(zone, naive + 86_400 + 12 * 3600) !== minutes
+  ) {
+    return null;
+  }
+  const offset = minutes * 60;
+  const blocks = ['00:00:00', '12:00:00', '23:59:59'].map((time) => blockOffset(`${date} ${time}`));
+  return blocks.every((block) => block === offset) ? offset : null;
 }

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { entityTag } from '../common/http/entity-tags';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
@@ -13,12 +14,13 @@ import { appConfig } from '../config/app.config';
 import { Event } from '../events/entities/event.entity';
 import type { EventRecord } from '../events/event.mapper';
 import { EventListFilters, eventListQuery, orderEvents } from '../events/event-list-query';
-import { LinkedRecordCache } from '../events/event-records.service';
+import { EventRecordsService, LinkedRecordCache } from '../events/event-records.service';
 import { EventsService } from '../events/events.service';
 import { TEXT } from '../i18n/messages';
 import { IcalEventQueryDto, IcalFeedQueryDto } from './dto/ical-query.dto';
 import { listStatusScope, StatusScope } from '../posts/post-access';
 import { FeedEvent, tzidOf, vevent } from './ical-event';
+import { FEED_COLUMNS, FeedRow, feedRow, joinFeedTexts, leanRecords } from './ical-feed-rows';
 import {
   fixedZoneBlock,
   isFixedOffset,
@@ -87,6 +89,7 @@ export class IcalService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
     private readonly events: EventsService,
+    private readonly records: EventRecordsService,
     private readonly versions: DataVersionService,
   ) {
     this.uidHost = new URL(config.publicSiteUrl).host;
@@ -99,12 +102,13 @@ export class IcalService {
    * while the feed is read gives the next request a new tag.
    */
   async prepareFeed(query: IcalFeedQueryDto, ctx: RequestContext): Promise<PreparedFeed> {
-    const version = await this.versions.current();
+    // The version's read is sent first; the filters' look-ups (term slugs, IDs) go out beside it.
+    const versionRead = this.versions.current();
     const siteZone = parseZone(this.config.siteTimezone) ?? FixedOffsetZone.utcInstance;
-    const filters = await this.events.listFilters(
-      withFeedWindow(query, DateTime.now().setZone(siteZone)),
-      ctx,
-    );
+    const [version, filters] = await Promise.all([
+      versionRead,
+      this.events.listFilters(withFeedWindow(query, DateTime.now().setZone(siteZone)), ctx),
+    ]);
     if (!filters.include) assertWindow(filters);
     const etag = strongTag([
       FEED_FORMAT,
@@ -124,6 +128,9 @@ export class IcalService {
    */
   async *feed(prepared: PreparedFeed, ctx: RequestContext): AsyncGenerator<string> {
     yield this.calendarHead(ctx);
+    // Node sends a response's first write on the next tick: let it go before the zone query,
+    // which on SQLite runs synchronously on this thread.
+    await nextTurn();
     yield await this.feedZones(prepared.filters);
     const linked = new LinkedRecordCache();
     const seen: SeriesSeen = new Map();
@@ -149,20 +156,22 @@ export class IcalService {
    */
   private async feedZones(filters: EventListFilters): Promise<string> {
     const manager = this.dataSource.manager;
+    const zones = await eventListQuery(manager, filters)
+      .select('DISTINCT e.timezone', 'timezone')
+      .addSelect('CASE WHEN e.seriesId IS NULL THEN 0 ELSE 1 END', 'inSeries')
+      .getRawMany<{ timezone: string; inSeries: number | string }>();
+    // Only a feed with series reads the zones of their other events (a second pass over the window).
     const matched = eventListQuery(manager, filters)
       .select('e.seriesId')
       .andWhere('e.seriesId IS NOT NULL');
-    const [zones, seriesZones] = await Promise.all([
-      eventListQuery(manager, filters)
-        .select('DISTINCT e.timezone', 'timezone')
-        .getRawMany<{ timezone: string }>(),
-      manager
-        .createQueryBuilder(Event, 'x')
-        .select('DISTINCT x.timezone', 'timezone')
-        .where(`x.seriesId IN (${matched.getQuery()})`)
-        .setParameters(matched.getParameters())
-        .getRawMany<{ timezone: string }>(),
-    ]);
+    const seriesZones = zones.some((row) => Number(row.inSeries) === 1)
+      ? await manager
+          .createQueryBuilder(Event, 'x')
+          .select('DISTINCT x.timezone', 'timezone')
+          .where(`x.seriesId IN (${matched.getQuery()})`)
+          .setParameters(matched.getParameters())
+          .getRawMany<{ timezone: string }>()
+      : [];
     return zoneComponents(
       [...zones, ...seriesZones].map((row) => row.timezone),
       seriesZones.map((row) => row.timezone),
@@ -184,13 +193,19 @@ export class IcalService {
     after: Cursor | undefined,
   ): Promise<Batch> {
     const byId = prepared.filters.include !== undefined;
-    const qb = orderEvents(
-      eventListQuery(this.dataSource.manager, prepared.filters)
-        .select('e.id', 'id')
-        .addSelect('e.startAt', 'startAt')
-        .addSelect('e.seriesId', 'seriesId'),
-      byId,
-    ).limit(this.batchSize);
+    const { window } = prepared.filters;
+    // The window starts at the cursor: SQLite ranges over the index from the first lower bound
+    // on start_at it is given, so with the window's own bound every batch would rescan the
+    // window from its start (quadratic in the feed's size).
+    const filters =
+      after && !byId && (window.startMin === undefined || window.startMin < after.startAt)
+        ? { ...prepared.filters, window: { ...window, startMin: after.startAt } }
+        : prepared.filters;
+    // The VEVENT's own columns come with the keyset query: no second read of the events.
+    const columns = eventListQuery(this.dataSource.manager, filters).select([]);
+    for (const [column, alias] of FEED_COLUMNS) columns.addSelect(column, alias);
+    joinFeedTexts(columns, ctx.language);
+    const qb = orderEvents(columns, byId).limit(this.batchSize);
     if (after && byId) qb.andWhere('e.id > :afterId', { afterId: after.id });
     if (after && !byId) {
       // Written out, not as a row constructor: MariaDB ranges over the index only this way.
@@ -199,14 +214,10 @@ export class IcalService {
         afterId: after.id,
       });
     }
-    const rows = await qb.getRawMany<{
-      id: number | string;
-      startAt: number | string;
-      seriesId: number | string | null;
-    }>();
+    const rows = (await qb.getRawMany<Record<string, string | number | null>>()).map(feedRow);
     if (rows.length === 0) return { text: '' };
     const newSeries = [
-      ...new Set(rows.flatMap((row) => (row.seriesId === null ? [] : [Number(row.seriesId)]))),
+      ...new Set(rows.flatMap((row) => (row.seriesId === null ? [] : [row.seriesId]))),
     ].filter((id) => !seen.has(id));
     const parts = await this.seriesParts(
       newSeries,
@@ -217,34 +228,40 @@ export class IcalService {
     );
     for (const id of newSeries) seen.set(id, false);
     // In list order: a plain event, or a series at its first match, or (series not shown) the event alone.
-    const pieces: Array<number | SeriesPart> = [];
+    const pieces: Array<FeedRow | SeriesPart> = [];
     for (const row of rows) {
-      const seriesId = row.seriesId === null ? null : Number(row.seriesId);
+      const { seriesId } = row;
       const part = seriesId === null ? undefined : parts.get(seriesId);
       if (seriesId !== null && seen.get(seriesId)) continue;
       if (part && seriesId !== null) {
         seen.set(seriesId, true);
         pieces.push(part);
       } else {
-        pieces.push(Number(row.id));
+        pieces.push(row);
       }
     }
-    const plain = pieces.filter((piece): piece is number => typeof piece === 'number');
-    const listed = new Map(
-      (await this.events.listedEvents(plain, ctx, prepared.password, linked)).map((item) => [
-        item.event.id,
-        item,
-      ]),
-    );
+    const plain = pieces.filter((piece): piece is FeedRow => 'timezone' in piece);
+    const records = await leanRecords(plain, {
+      manager: this.dataSource.manager,
+      records: this.records,
+      ctx,
+      siteUrl: this.config.publicSiteUrl,
+      linked,
+      locked: this.events.lockTest(ctx, prepared.password),
+    });
+    const recordOf = new Map(records.map((record) => [record.id, record]));
     const last = rows[rows.length - 1];
+    let text = '';
+    for (const piece of pieces) {
+      if (!('timezone' in piece)) {
+        text += this.seriesText(piece);
+        continue;
+      }
+      const record = recordOf.get(piece.id);
+      if (record) text += vevent({ record, revision: piece.revision, uidHost: this.uidHost });
+    }
     return {
-      text: pieces
-        .map((piece) => {
-          if (typeof piece !== 'number') return this.seriesText(piece);
-          const item = listed.get(piece);
-          return item ? this.eventText(item) : '';
-        })
-        .join(''),
+      text,
       after:
         rows.length < this.batchSize
           ? undefined
@@ -320,11 +337,6 @@ export class IcalService {
       });
     }
     return parts;
-  }
-
-  /** A plain event's VEVENT (or an occurrence's, written alone). */
-  private eventText({ event, record }: Listed): string {
-    return vevent({ record, revision: event.revision, uidHost: this.uidHost });
   }
 
   /**

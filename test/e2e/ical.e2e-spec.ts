@@ -38,6 +38,12 @@ async function calendar(path: string, user?: UserName): Promise<Calendar> {
   return readCalendar(await ics(path, user).expect(200));
 }
 
+/** The VEVENTs of an answer as the bytes it sent. */
+async function veventBytes(path: string, user?: UserName): Promise<string[]> {
+  const text = ((await ics(path, user).expect(200)).body as Buffer).toString('utf8');
+  return text.match(/BEGIN:VEVENT\r\n[\s\S]*?END:VEVENT\r\n/g) ?? [];
+}
+
 async function json(path: string, user?: UserName): Promise<Record<string, any>> {
   return (await api.get(path, user).expect(200)).body as Record<string, any>;
 }
@@ -154,6 +160,10 @@ describe('a full event, compared with its JSON record', () => {
         expect(cal.zones).toEqual([{ tzid: 'Europe/Amsterdam', parts: ['daylight', 'standard'] }]);
         expect(cal.events).toEqual([expected]);
       }
+      // The feed's lean writer and the single read's record writer give the same bytes.
+      expect(await veventBytes(`/events.ics?language=${language}`)).toEqual(
+        await veventBytes(`/events/${id}.ics?language=${language}`),
+      );
     }
   });
 
@@ -509,6 +519,14 @@ describe('visibility', () => {
     );
     const single = await calendar(`/events/${id}.ics?password=sesam`);
     expect(single.events[0]).toMatchObject({ SUMMARY: 'Geheim', DESCRIPTION: 'Secret text' });
+    for (const [query, user] of [
+      ['?password=sesam', undefined],
+      ['', 'author'],
+    ] as const) {
+      expect(await veventBytes(`/events.ics${query}`, user)).toEqual(
+        await veventBytes(`/events/${id}.ics${query}`, user),
+      );
+    }
   });
 });
 

@@ -117,21 +117,36 @@ const offsets = new Map<string, number>();
 const MAX_CACHED_OFFSETS = 100_000;
 
 /**
- * Minutes east of UTC of `zone` at `seconds`. Cached per zone and UTC hour
- * when the offset is the same at both ends of the hour (no transition inside it).
+ * Minutes east of UTC of `zone` at `seconds`. Cached per zone and UTC day
+ * when the offset is the same at both ends of the day (luxon asks Intl for
+ * every offset, and a feed spans thousands of days); a day with a change is
+ * cached per hour the same way, and the hour with the change is computed.
  */
 export function zoneOffset(zone: Zone, seconds: number): number {
   if (zone.isUniversal) return zone.offset(0);
+  const day = Math.floor(seconds / 86_400);
+  const dayKey = `${zone.name}|d${day}`;
+  let offset = offsets.get(dayKey);
+  if (offset !== undefined) return offset;
+  const dayStart = zone.offset(day * 86_400_000);
+  if (zone.offset(day * 86_400_000 + 86_399_999) === dayStart) {
+    remember(dayKey, dayStart);
+    return dayStart;
+  }
   const hour = Math.floor(seconds / 3600);
   const key = `${zone.name}|${hour}`;
-  let offset = offsets.get(key);
+  offset = offsets.get(key);
   if (offset === undefined) {
     offset = zone.offset(hour * 3_600_000);
     if (zone.offset(hour * 3_600_000 + 3_599_999) !== offset) return zone.offset(seconds * 1000);
-    if (offsets.size >= MAX_CACHED_OFFSETS) offsets.clear();
-    offsets.set(key, offset);
+    remember(key, offset);
   }
   return offset;
+}
+
+function remember(key: string, offset: number): void {
+  if (offsets.size >= MAX_CACHED_OFFSETS) offsets.clear();
+  offsets.set(key, offset);
 }
 
 export type DateDetails = DateDetailsDto;

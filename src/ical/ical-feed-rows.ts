@@ -1,0 +1,203 @@
+import { FixedOffsetZone } from 'luxon';
+import type { EntityManager, SelectQueryBuilder } from 'typeorm';
+import type { RequestContext } from '../common/http/request-context';
+import { parseZone, utcWire, zoneWire } from '../common/time/dates';
+import { EventTranslation } from '../events/entities/event-translation.entity';
+import { Event } from '../events/entities/event.entity';
+import type { EventRecordsService, LinkedRecordCache } from '../events/event-records.service';
+import { otherLanguage, type Language } from '../i18n/language';
+import type { OrganizerRecord } from '../organizers/organizer.mapper';
+import { permalink } from '../posts/post-fields';
+import { CATEGORIES } from '../terms/taxonomies';
+import type { TermRecord } from '../terms/term.mapper';
+import type { VeventRecord } from './ical-event';
+
+/*
+ * The feed's lean path (docs/api.md §14): a VEVENT needs a dozen columns of
+ * the event, its shown texts, venue, first organizer and category names, so
+ * a feed batch reads just those (the event columns in the keyset query
+ * itself) and fills only the fields of the record the VEVENT writer reads,
+ * with the same rules as the JSON mapper (mapEvent): texts in the request's
+ * language or the other, blanking of locked events, the linked records the
+ * caller may see, categories by name. No entities, no JSON record.
+ */
+
+/** The event columns a VEVENT needs, as the keyset query selects them. */
+export const FEED_COLUMNS: Array<[string, string]> = [
+  ['e.id', 'id'],
+  ['e.startAt', 'startAt'],
+  ['e.endAt', 'endAt'],
+  ['e.seriesId', 'seriesId'],
+  ['e.revision', 'revision'],
+  ['e.status', 'status'],
+  ['e.authorId', 'authorId'],
+  ['e.publishedAt', 'publishedAt'],
+  ['e.modifiedAt', 'modifiedAt'],
+  ['e.timezone', 'timezone'],
+  ['e.allDay', 'allDay'],
+  ['e.passwordHash', 'passwordHash'],
+  ['e.venueId', 'venueId'],
+  // The texts shown (the request's language, else the other one), joined by joinFeedTexts().
+  ['COALESCE(ft.language, fo.language)', 'language'],
+  ['COALESCE(ft.title, fo.title)', 'title'],
+  ['COALESCE(ft.description, fo.description)', 'description'],
+  ['COALESCE(ft.excerpt, fo.excerpt)', 'excerpt'],
+  ['COALESCE(ft.slug, fo.slug)', 'slug'],
+];
+
+/**
+ * Joins the texts a feed row shows: the request's language (`ft`), else
+ * the other language (`fo`, joined only when `ft` is missing, so COALESCE
+ * never mixes the two). Both joins are on the unique (event, language) index.
+ */
+export function joinFeedTexts(qb: SelectQueryBuilder<Event>, language: Language): void {
+  qb.leftJoin(EventTranslation, 'ft', 'ft.eventId = e.id AND ft.language = :feedLanguage', {
+    feedLanguage: language,
+  }).leftJoin(
+    EventTranslation,
+    'fo',
+    'fo.eventId = e.id AND fo.language = :feedOther AND ft.id IS NULL',
+    { feedOther: otherLanguage(language) },
+  );
+}
+
+type Raw = string | number | boolean | null;
+
+/** One row of the keyset query, typed. */
+export interface FeedRow {
+  id: number;
+  startAt: number;
+  endAt: number;
+  seriesId: number | null;
+  revision: number;
+  status: Event['status'];
+  authorId: number;
+  publishedAt: number;
+  modifiedAt: number;
+  timezone: string;
+  allDay: boolean;
+  passwordHash: string | null;
+  venueId: number | null;
+  language: Language;
+  title: string;
+  description: string | null;
+  excerpt: string | null;
+  /** Null only for an event without texts (never written so). */
+  slug: string | null;
+}
+
+/** Drivers give BIGINT as strings (MySQL) and booleans as 0/1: the row in its types. */
+export function feedRow(raw: Record<string, Raw>): FeedRow {
+  return {
+    id: Number(raw.id),
+    startAt: Number(raw.startAt),
+    endAt: Number(raw.endAt),
+    seriesId: raw.seriesId === null ? null : Number(raw.seriesId),
+    revision: Number(raw.revision),
+    status: raw.status as Event['status'],
+    authorId: Number(raw.authorId),
+    publishedAt: Number(raw.publishedAt),
+    modifiedAt: Number(raw.modifiedAt),
+    timezone: raw.timezone as string,
+    allDay: raw.allDay === true || Number(raw.allDay) === 1,
+    passwordHash: (raw.passwordHash as string | null) ?? null,
+    venueId: raw.venueId === null ? null : Number(raw.venueId),
+    language: raw.language as Language,
+    title: raw.title as string,
+    description: raw.description as string | null,
+    excerpt: raw.excerpt as string | null,
+    slug: raw.slug as string | null,
+  };
+}
+
+/** What the lean records need beside the rows. */
+export interface LeanContext {
+  manager: EntityManager;
+  records: EventRecordsService;
+  ctx: RequestContext;
+  siteUrl: string;
+  linked: LinkedRecordCache;
+  /** True when the caller gets the event blanked (protected, no password, may not edit). */
+  locked: (row: FeedRow) => boolean;
+}
+
+/**
+ * The VEVENT records of a batch's rows, in their order, in a fixed number of
+ * queries: texts and link rows for the batch, then only the venues,
+ * organizers and terms not met in earlier batches (the feed's cache).
+ */
+export async function leanRecords(rows: FeedRow[], lean: LeanContext): Promise<VeventRecord[]> {
+  if (rows.length === 0) return [];
+  const ids = [...new Set(rows.map((row) => row.id))];
+  const list = ids.map(() => '?').join(', ');
+  // Plain SELECTs of two columns: only category links (tags are not written), organizers by position.
+  const [categoryLinks, organizerLinks] = await Promise.all([
+    lean.manager.query(
+      `SELECT et.event_id AS eventId, et.term_id AS termId FROM event_terms et ` +
+        `JOIN terms t ON t.id = et.term_id WHERE et.event_id IN (${list}) AND t.taxonomy = ?`,
+      [...ids, CATEGORIES.taxonomy],
+    ) as Promise<Array<{ eventId: number | string; termId: number | string }>>,
+    lean.manager.query(
+      `SELECT event_id AS eventId, organizer_id AS organizerId FROM event_organizers ` +
+        `WHERE event_id IN (${list}) ORDER BY event_id, position`,
+      ids,
+    ) as Promise<Array<{ eventId: number | string; organizerId: number | string }>>,
+  ]);
+  const { terms, organizers, venues, visible } = await lean.records.linkedRecords(
+    categoryLinks.map((link) => Number(link.termId)),
+    organizerLinks.map((link) => Number(link.organizerId)),
+    rows.flatMap((row) => (row.venueId ? [row.venueId] : [])),
+    lean.ctx,
+    lean.linked,
+  );
+  const categoriesOf = new Map<number, TermRecord[]>();
+  for (const link of categoryLinks) {
+    const term = terms.get(Number(link.termId));
+    if (!term) continue;
+    const eventId = Number(link.eventId);
+    const found = categoriesOf.get(eventId);
+    if (found) found.push(term);
+    else categoriesOf.set(eventId, [term]);
+  }
+  // The first organizer the caller may see, by position.
+  const organizerOf = new Map<number, OrganizerRecord>();
+  for (const link of organizerLinks) {
+    const eventId = Number(link.eventId);
+    if (organizerOf.has(eventId)) continue;
+    const organizer = visible(organizers.get(Number(link.organizerId)));
+    if (organizer) organizerOf.set(eventId, organizer);
+  }
+  // An event without texts is no record to show (as in loadEvents).
+  return rows.flatMap((row) => {
+    if (row.slug === null) return [];
+    const blank = lean.locked(row);
+    const zone = parseZone(row.timezone) ?? FixedOffsetZone.utcInstance;
+    const venue = row.venueId ? visible(venues.get(row.venueId)) : undefined;
+    const organizer = organizerOf.get(row.id);
+    const categories = categoriesOf.get(row.id) ?? [];
+    if (categories.length > 1) {
+      categories.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+    }
+    const record: VeventRecord = {
+      id: row.id,
+      title: row.title,
+      url: permalink(lean.siteUrl, row.language, 'event', row.slug),
+      modified_utc: utcWire(row.modifiedAt),
+      date_utc: utcWire(row.publishedAt),
+      status: row.status,
+      password_protected: row.passwordHash !== null,
+      all_day: blank ? null : row.allDay,
+      description: blank ? '' : (row.description ?? ''),
+      excerpt: blank ? '' : (row.excerpt ?? ''),
+      timezone: row.timezone,
+      start_date: zoneWire(row.startAt, zone),
+      end_date: zoneWire(row.endAt, zone),
+      utc_start_date: utcWire(row.startAt),
+      utc_end_date: utcWire(row.endAt),
+      venue: blank || !venue ? [] : venue,
+      organizer: blank || !organizer ? [] : [organizer],
+      categories: blank ? [] : categories,
+    };
+    return [record];
+  });
+}
