@@ -4,12 +4,18 @@
  * horizon), editing it (every occurrence rewritten) and deleting it for
  * good, each one request and one transaction, over real HTTP.
  *
- *   npm run bench:recurrence -- [--database-url mysql://…/calendar_bench_recur] [--rounds 5]
+ *   npm run bench:recurrence -- [--database-url mysql://…/calendar_bench_recur] [--rounds 5] [--webhook]
+ *
+ * --webhook registers one endpoint subscribed to every message type (a local
+ * receiver answering 200), so each write also stores one change message per
+ * occurrence in its transaction (docs/api.md §15).
  *
  * Without --database-url it runs on a fresh SQLite file. A MySQL database
  * whose name does not contain "bench" is refused (the script writes to it).
  */
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,7 +26,11 @@ const SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { 'database-url': { type: 'string' }, rounds: { type: 'string', default: '5' } },
+    options: {
+      'database-url': { type: 'string' },
+      rounds: { type: 'string', default: '5' },
+      webhook: { type: 'boolean', default: false },
+    },
   });
   const databaseUrl = values['database-url'] ?? '';
   if (databaseUrl && !/bench/.test(new URL(databaseUrl).pathname))
@@ -31,6 +41,8 @@ async function main(): Promise<void> {
     DATABASE_URL: databaseUrl,
     SQLITE_PATH: join(mkdtempSync(join(tmpdir(), 'bench-recur-')), 'calendar.sqlite'),
     RATE_LIMIT_PER_MINUTE: '0',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   });
   const { NestFactory } = await import('@nestjs/core');
   const { AppModule } = await import('../src/app.module');
@@ -38,9 +50,9 @@ async function main(): Promise<void> {
   const app = configureApp(await NestFactory.create(AppModule, APP_OPTIONS));
   await app.listen(0, '127.0.0.1');
   const base = `${await app.getUrl()}/calendar/events/v1`;
-  const token = await new SignJWT({ role: 'editor' })
+  const token = await new SignJWT({ role: 'administrator' })
     .setProtectedHeader({ alg: 'HS256' })
-    .setSubject('2')
+    .setSubject('1')
     .setIssuedAt()
     .setExpirationTime('1h')
     .sign(new TextEncoder().encode(SECRET));
@@ -55,6 +67,19 @@ async function main(): Promise<void> {
     if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${await res.text()}`);
     return { ms, body: (await res.json()) as { id: number } };
   };
+  let received = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.end('ok');
+    });
+  });
+  if (values.webhook) {
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    await call('POST', '/webhooks', { url: `http://127.0.0.1:${port}/hook`, events: ['*'] });
+  }
   const today = DateTime.utc().toISODate() as string;
   const times: Record<'create' | 'edit' | 'delete', number[]> = {
     create: [],
@@ -88,9 +113,11 @@ async function main(): Promise<void> {
     times.delete.push((await call('DELETE', `/events/${created.body.id}?force=true`)).ms);
   }
   await app.close();
+  receiver.close();
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(
-    `engine: ${databaseUrl ? 'mysql' : 'sqlite'}, occurrences per series: ${occurrences}, rounds: ${values.rounds}`,
+    `engine: ${databaseUrl ? 'mysql' : 'sqlite'}, occurrences per series: ${occurrences}, rounds: ${values.rounds}` +
+      (values.webhook ? `, webhook messages received: ${received}` : ''),
   );
   console.log('| request | median ms | max ms |\n|---|---|---|');
   for (const [name, xs] of Object.entries(times)) {

@@ -33,14 +33,16 @@ export function isWriteTransaction(manager: EntityManager): boolean {
  *   a term name) or MySQL reports a deadlock/lock timeout: never a 500;
  * - on the embedded SQLite database, which TypeORM drives over a single
  *   connection, queued one after another instead of interleaving on it.
+ * `readCommitted` runs it at READ COMMITTED on MySQL/MariaDB (SQLite has one writer anyway).
  */
 export async function writeTransaction<R>(
   dataSource: DataSource,
   work: (manager: EntityManager) => Promise<R>,
+  options: { readCommitted?: boolean } = {},
 ): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await runTransaction(dataSource, work);
+      return await runTransaction(dataSource, work, options.readCommitted === true);
     } catch (error) {
       const retryable = isUniqueViolation(error) || isRetryableConflict(error);
       if (!retryable || attempt >= MAX_ATTEMPTS) throw error;
@@ -53,15 +55,19 @@ export async function writeTransaction<R>(
 function runTransaction<R>(
   dataSource: DataSource,
   work: (manager: EntityManager) => Promise<R>,
+  readCommitted: boolean,
 ): Promise<R> {
-  const transaction = () =>
-    dataSource.transaction(async (manager) => {
-      writeManagers.add(manager);
-      const result = await work(manager);
-      for (const hook of beforeCommitHooks.get(dataSource) ?? []) await hook(manager);
-      return result;
-    });
-  if (dataSource.options.type !== 'better-sqlite3') return transaction();
+  const run = async (manager: EntityManager) => {
+    writeManagers.add(manager);
+    const result = await work(manager);
+    for (const hook of beforeCommitHooks.get(dataSource) ?? []) await hook(manager);
+    return result;
+  };
+  const transaction = () => dataSource.transaction(run);
+  if (dataSource.options.type !== 'better-sqlite3') {
+    // READ COMMITTED on MySQL/MariaDB: locking reads take no gap locks (a queue's claims).
+    return readCommitted ? dataSource.transaction('READ COMMITTED', run) : transaction();
+  }
   return enqueue(dataSource, transaction);
 }
 

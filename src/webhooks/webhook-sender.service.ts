@@ -203,38 +203,43 @@ export class WebhookSender
   ): Promise<ClaimedRow[]> {
     const now = Date.now();
     const lock = this.dataSource.options.type === 'mysql' ? ' FOR UPDATE SKIP LOCKED' : '';
-    return writeTransaction(this.dataSource, async (manager) => {
-      const due: Array<{ id: number | string }> = await manager.query(
-        `SELECT id FROM webhook_deliveries WHERE ${where} AND status = 'pending' ` +
-          'AND next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms < ?) ' +
-          `ORDER BY next_attempt_ms LIMIT ${Number(limit)}${lock}`,
-        [...params, now, now],
-      );
-      if (due.length === 0) return [];
-      const ids = due.map((row) => Number(row.id));
-      const marks = ids.map(() => '?').join(', ');
-      await manager.query(
-        `UPDATE webhook_deliveries SET lease_until_ms = ?, lease_owner = ? WHERE id IN (${marks})`,
-        [now + this.leaseMs(ahead + ids.length) + LEASE_MARGIN_MS, this.owner, ...ids],
-      );
-      const rows: ClaimedRow[] = await manager.query(
-        'SELECT d.id, d.attempts, d.forced, d.endpoint_id, m.message_id, m.body, e.url, e.secret, ' +
-          'e.consecutive_failures ' +
-          'FROM webhook_deliveries d ' +
-          'JOIN webhook_messages m ON m.id = d.message_id ' +
-          'JOIN webhook_endpoints e ON e.id = d.endpoint_id ' +
-          `WHERE d.id IN (${marks})`,
-        ids,
-      );
-      return rows.map((row) => ({
-        ...row,
-        id: Number(row.id),
-        attempts: Number(row.attempts),
-        forced: Boolean(Number(row.forced)),
-        endpoint_id: Number(row.endpoint_id),
-        consecutive_failures: Number(row.consecutive_failures),
-      }));
-    });
+    return writeTransaction(
+      this.dataSource,
+      async (manager) => {
+        const due: Array<{ id: number | string }> = await manager.query(
+          `SELECT id FROM webhook_deliveries WHERE ${where} AND status = 'pending' ` +
+            'AND next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms < ?) ' +
+            `ORDER BY next_attempt_ms LIMIT ${Number(limit)}${lock}`,
+          [...params, now, now],
+        );
+        if (due.length === 0) return [];
+        const ids = due.map((row) => Number(row.id));
+        const marks = ids.map(() => '?').join(', ');
+        await manager.query(
+          `UPDATE webhook_deliveries SET lease_until_ms = ?, lease_owner = ? WHERE id IN (${marks})`,
+          [now + this.leaseMs(ahead + ids.length) + LEASE_MARGIN_MS, this.owner, ...ids],
+        );
+        const rows: ClaimedRow[] = await manager.query(
+          'SELECT d.id, d.attempts, d.forced, d.endpoint_id, m.message_id, m.body, e.url, e.secret, ' +
+            'e.consecutive_failures ' +
+            'FROM webhook_deliveries d ' +
+            'JOIN webhook_messages m ON m.id = d.message_id ' +
+            'JOIN webhook_endpoints e ON e.id = d.endpoint_id ' +
+            `WHERE d.id IN (${marks})`,
+          ids,
+        );
+        return rows.map((row) => ({
+          ...row,
+          id: Number(row.id),
+          attempts: Number(row.attempts),
+          forced: Boolean(Number(row.forced)),
+          endpoint_id: Number(row.endpoint_id),
+          consecutive_failures: Number(row.consecutive_failures),
+        }));
+      },
+      // No gap locks: writes inserting new deliveries never wait for a claim.
+      { readCommitted: true },
+    );
   }
 
   /** Time for `queued` attempts to one endpoint, MAX_POSTS_PER_ENDPOINT at a time. */
