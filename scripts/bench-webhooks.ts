@@ -1,0 +1,195 @@
+/**
+ * Webhook change messages (docs/api.md §15, issue 15), one service instance
+ * over real HTTP with a receiver on 127.0.0.1 answering 200 at once:
+ *
+ * 1. event creates per second without any endpoint, then with one endpoint
+ *    subscribed to everything (the outbox written in every write, the sender
+ *    delivering alongside);
+ * 2. commit → delivery latency under that load: the receiver's arrival time
+ *    minus the message's `timestamp` (taken in the write's transaction, just
+ *    before COMMIT);
+ * 3. delivery rate of a burst: daily series of ~730 occurrences each, one
+ *    message per occurrence, from the first commit to the last arrival.
+ *
+ *   npm run bench:webhooks -- [--database-url mysql://…/calendar_bench_hooks] [--creates 600] [--connections 4] [--series 3]
+ *
+ * Without --database-url it runs on a fresh SQLite file. A MySQL database
+ * whose name does not contain "bench" is refused (the script empties it).
+ */
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { INestApplication } from '@nestjs/common';
+import { SignJWT } from 'jose';
+import { DataSource } from 'typeorm';
+import { DateTime } from 'luxon';
+
+const SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'database-url': { type: 'string' },
+      creates: { type: 'string', default: '600' },
+      connections: { type: 'string', default: '4' },
+      series: { type: 'string', default: '3' },
+    },
+  });
+  const databaseUrl = values['database-url'] ?? '';
+  if (databaseUrl && !/bench/.test(new URL(databaseUrl).pathname))
+    throw new Error('--database-url must name a database whose name contains "bench"');
+  if (databaseUrl) await recreate(databaseUrl);
+  Object.assign(process.env, {
+    LOG_LEVEL: 'silent',
+    AUTH_JWT_SECRET: SECRET,
+    DATABASE_URL: databaseUrl,
+    SQLITE_PATH: join(mkdtempSync(join(tmpdir(), 'bench-hooks-')), 'calendar.sqlite'),
+    RATE_LIMIT_PER_MINUTE: '0',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  });
+  const { NestFactory } = await import('@nestjs/core');
+  const { AppModule } = await import('../src/app.module');
+  const { APP_OPTIONS, configureApp } = await import('../src/app.setup');
+  const app = configureApp(await NestFactory.create(AppModule, APP_OPTIONS));
+  await app.listen(0, '127.0.0.1');
+  const base = `${await app.getUrl()}/calendar/events/v1`;
+  const token = await new SignJWT({ role: 'administrator' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('1')
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(SECRET));
+  const call = async (method: string, path: string, body?: object) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${await res.text()}`);
+    return (await res.json()) as { id: number };
+  };
+
+  // The receiver: arrival time minus the message's timestamp, per message.
+  const latencies: number[] = [];
+  const arrivals: number[] = [];
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = Date.now();
+      const { timestamp } = JSON.parse(Buffer.concat(chunks).toString()) as { timestamp: string };
+      latencies.push(at - Date.parse(timestamp));
+      arrivals.push(at);
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+  const today = DateTime.utc().toISODate() as string;
+  let n = 0;
+  const createEvents = async (count: number, connections: number) => {
+    let left = count;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (left-- > 0) {
+          n++;
+          await call('POST', '/events', {
+            title: `Concert ${n}`,
+            start_date: `${today} 20:00:00`,
+            end_date: `${today} 22:00:00`,
+            categories: [`Genre ${n % 10}`],
+          });
+        }
+      }),
+    );
+    return count / ((performance.now() - started) / 1000);
+  };
+  const creates = Number(values.creates);
+  const connections = Number(values.connections);
+  const waitDelivered = async (count: number) => {
+    const deadline = Date.now() + 120_000;
+    while (arrivals.length < count && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 5));
+  };
+
+  // Warm-up, then without an endpoint, then with one (each event: event.created + category.updated).
+  await createEvents(50, connections);
+  const without = await createEvents(creates, connections);
+  await call('POST', '/webhooks', { url: hook, events: ['*'] });
+  const withOutbox = await createEvents(creates, connections);
+  const expected = await countDeliveries(app);
+  await waitDelivered(expected);
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+
+  // Burst: daily series, ~730 occurrences each.
+  const burstFrom = arrivals.length;
+  const burstStarted = Date.now();
+  for (let i = 0; i < Number(values.series); i++) {
+    await call('POST', '/events', {
+      title: `Dagelijks ${i}`,
+      start_date: `${today} 07:00:00`,
+      end_date: `${today} 08:00:00`,
+      timezone: 'Europe/Amsterdam',
+      recurrence: ['RRULE:FREQ=DAILY'],
+    });
+  }
+  const burstWritten = Date.now() - burstStarted;
+  const burstTotal = await countDeliveries(app);
+  await waitDelivered(burstTotal);
+  const burst = burstTotal - burstFrom;
+  const burstSeconds = (arrivals[arrivals.length - 1] - burstStarted) / 1000;
+
+  await app.close();
+  receiver.close();
+  console.log(
+    `engine: ${databaseUrl ? 'mysql' : 'sqlite'}; ${creates} event creates per mode over ${connections} connections; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  console.log('| measure | figure |\n|---|---|');
+  console.log(`| creates/s without an endpoint | ${without.toFixed(1)} |`);
+  console.log(
+    `| creates/s with one endpoint (outbox + sender) | ${withOutbox.toFixed(1)} (${(((withOutbox - without) / without) * 100).toFixed(1)} %) |`,
+  );
+  console.log(
+    `| commit → delivery under that load (${sorted.length} messages) | p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${sorted[sorted.length - 1]} ms |`,
+  );
+  console.log(
+    `| burst: ${values.series} daily series written in ${burstWritten} ms, ${burst} messages delivered | ${(burst / burstSeconds).toFixed(0)} messages/s (first commit → last arrival ${burstSeconds.toFixed(2)} s) |`,
+  );
+}
+
+/** Deliveries stored so far: one per message (one endpoint); the bench waits for all. */
+async function countDeliveries(app: INestApplication): Promise<number> {
+  const dataSource = app.get(DataSource);
+  const [row] = (await dataSource.query('SELECT COUNT(*) AS n FROM webhook_deliveries')) as Array<{
+    n: number | string;
+  }>;
+  return Number(row.n);
+}
+
+/** A fresh database for each run. */
+async function recreate(url: string): Promise<void> {
+  const { createConnection } = await import('mysql2/promise');
+  const server = new URL(url);
+  const name = server.pathname.replace(/^\//, '');
+  server.pathname = '/';
+  const connection = await createConnection({ uri: server.toString() });
+  await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
+  await connection.query(
+    `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+  );
+  await connection.end();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
