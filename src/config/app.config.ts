@@ -53,6 +53,7 @@ export const appConfig = registerAs('app', () => {
       allowHttp: env('WEBHOOK_ALLOW_HTTP') === 'true',
       allowPrivateTargets: env('WEBHOOK_ALLOW_PRIVATE_TARGETS') === 'true',
       worker: (env('WEBHOOKS_WORKER') ?? 'true') === 'true',
+      retentionDays: Number(env('WEBHOOK_RETENTION_DAYS') ?? 30),
     },
     syncRetentionDays: Number(env('SYNC_RETENTION_DAYS') ?? 30),
     requireIfMatch: env('REQUIRE_IF_MATCH') === 'true',

@@ -180,6 +180,13 @@ export class EnvironmentVariables {
   @Min(1, { message: 'IDEMPOTENCY_TTL_HOURS must be an integer between 1 and 8760' })
   @Max(8760, { message: 'IDEMPOTENCY_TTL_HOURS must be an integer between 1 and 8760' })
   IDEMPOTENCY_TTL_HOURS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_RETENTION_DAYS must be an integer between 1 and 3650' })
+  @Min(1, { message: 'WEBHOOK_RETENTION_DAYS must be an integer between 1 and 3650' })
+  @Max(3650, { message: 'WEBHOOK_RETENTION_DAYS must be an integer between 1 and 3650' })
+  WEBHOOK_RETENTION_DAYS?: number;
 }
 
 /**

@@ -5,6 +5,7 @@ import { TermsModule } from '../terms/terms.module';
 import { VenuesModule } from '../venues/venues.module';
 import { ChangeMessages } from './change-messages';
 import { WebhookOutbox } from './webhook-outbox';
+import { WebhookRetention } from './webhook-retention.service';
 import { WebhookSender } from './webhook-sender.service';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
@@ -13,7 +14,7 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [EventsModule, VenuesModule, OrganizersModule, TermsModule],
   controllers: [WebhooksController],
-  providers: [WebhooksService, WebhookOutbox, WebhookSender, ChangeMessages],
+  providers: [WebhooksService, WebhookOutbox, WebhookSender, ChangeMessages, WebhookRetention],
   exports: [WebhookOutbox],
 })
 export class WebhooksModule {}

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { Test } from 'supertest';
+import { WebhookRetention } from '../../src/webhooks/webhook-retention.service';
 import { API, errorBody } from './helpers/test-app';
 import { eventually, Received, useWebhookApp } from './helpers/webhook-receiver';
 
@@ -504,6 +505,56 @@ describe('webhooks', () => {
       // …which never held more than 8 of the sender's connections at once.
       expect(ctx.receiver.peak('/stuck')).toBeGreaterThan(1);
       expect(ctx.receiver.peak('/stuck')).toBeLessThanOrEqual(8);
+    });
+  });
+
+  describe('retention', () => {
+    const DAY_MS = 86_400_000;
+
+    it('forgets delivered and failed deliveries older than WEBHOOK_RETENTION_DAYS, and then their messages; keeps pending ones', async () => {
+      ctx.receiver.plan('/kept-failing', [], { status: 500 });
+      const ok = await register('/kept-ok');
+      const failing = await register('/kept-failing');
+      const delivered = (await ping(ok.id)).body;
+      const failed = (await ping(failing.id)).body;
+      const waiting = (await ping(ok.id)).body;
+      await eventually(
+        async () => [...(await log(ok.id)), ...(await log(failing.id))],
+        (l) =>
+          l.filter((d) => d.status === 'delivered').length === 2 &&
+          l.some((d) => d.status === 'failed'),
+      );
+      // A retry scheduled far ahead: pending, however old.
+      await ctx.t.dataSource.query(
+        "UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ? WHERE id = ?",
+        [Date.now() + 365 * DAY_MS, waiting.id],
+      );
+      const retention = ctx.t.app.get(WebhookRetention);
+
+      // Within the retention (default 30 days): nothing goes.
+      expect(await retention.purge(Date.now() + 29 * DAY_MS)).toEqual({
+        deliveries: 0,
+        messages: 0,
+      });
+      expect((await log(ok.id)).map((d) => d.id)).toEqual([waiting.id, delivered.id]);
+
+      // Past it: two instances purging at once delete each row once.
+      const later = Date.now() + 31 * DAY_MS;
+      const [a, b] = await Promise.all([retention.purge(later), retention.purge(later)]);
+      expect({
+        deliveries: a.deliveries + b.deliveries,
+        messages: a.messages + b.messages,
+      }).toEqual({ deliveries: 2, messages: 2 });
+      expect(await log(ok.id)).toEqual([
+        expect.objectContaining({ id: waiting.id, status: 'pending' }),
+      ]);
+      expect(await log(failing.id)).toEqual([]);
+      const messages: Array<{ message_id: string }> = await ctx.t.dataSource.query(
+        'SELECT message_id FROM webhook_messages',
+      );
+      expect(messages.map((m) => m.message_id)).toEqual([waiting.message_id]);
+      expect(failed.message_id).not.toBe(waiting.message_id);
+      expect(await retention.purge(later)).toEqual({ deliveries: 0, messages: 0 });
     });
   });
 });

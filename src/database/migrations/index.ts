@@ -7,6 +7,7 @@ import { EventRevision1764810000000 } from './1764810000000-event-revision';
 import { Changes1764813600000 } from './1764813600000-changes';
 import { RecurringEvents1764900000000 } from './1764900000000-recurring-events';
 import { IdempotencyKeys1765000000000 } from './1765000000000-idempotency-keys';
+import { WebhookRetention1765100000000 } from './1765100000000-webhook-retention';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   Changes1764813600000,
   RecurringEvents1764900000000,
   IdempotencyKeys1765000000000,
+  WebhookRetention1765100000000,
 ];

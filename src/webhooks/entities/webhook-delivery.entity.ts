@@ -9,6 +9,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 @Index('idx_webhook_deliveries_log', ['endpointId', 'id'])
 @Index('idx_webhook_deliveries_due', ['endpointId', 'status', 'nextAttemptMs'])
 @Index('idx_webhook_deliveries_message', ['messageId'])
+@Index('idx_webhook_deliveries_finished', ['status', 'lastAttemptMs'])
 export class WebhookDelivery {
   @IdColumn()
   id: number;

@@ -1,4 +1,4 @@
-import { Column, Entity } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
 import { EpochColumn, IdColumn } from '../../database/columns';
 
 /**
@@ -6,6 +6,7 @@ import { EpochColumn, IdColumn } from '../../database/columns';
  * announces; its body is signed and sent unchanged on every attempt.
  */
 @Entity('webhook_messages')
+@Index('idx_webhook_messages_created', ['createdMs'])
 export class WebhookMessage {
   @IdColumn()
   id: number;
