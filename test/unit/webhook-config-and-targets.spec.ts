@@ -33,6 +33,14 @@ describe('WEBHOOK_* configuration', () => {
       /^WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false/,
     ],
     [{ WEBHOOKS_WORKER: 'off' }, /^WEBHOOKS_WORKER must be true or false/],
+    [
+      { WEBHOOK_RETENTION_DAYS: '0' },
+      /^WEBHOOK_RETENTION_DAYS must be an integer between 1 and 3650/,
+    ],
+    [
+      { WEBHOOK_RETENTION_DAYS: '7d' },
+      /^WEBHOOK_RETENTION_DAYS must be an integer between 1 and 3650/,
+    ],
   ])('refuses %j', (env, message) => {
     expect(() => validateEnvironment(env)).toThrow(ConfigurationError);
     expect(() => validateEnvironment(env)).toThrow(message);
@@ -46,6 +54,7 @@ describe('WEBHOOK_* configuration', () => {
       WEBHOOK_ALLOW_HTTP: 'false',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOKS_WORKER: 'false',
+      WEBHOOK_RETENTION_DAYS: '3650',
     };
     expect(validateEnvironment(env)).toBe(env);
   });
