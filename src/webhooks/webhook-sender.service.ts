@@ -28,6 +28,8 @@ import { AttemptResult, postMessage } from './webhook-transport';
 const MAX_CLAIMED = 256;
 /** Deliveries claimed ahead for one endpoint: claims are few and large, so they keep up with writes. */
 const MAX_CLAIMED_PER_ENDPOINT = 64;
+/** An endpoint's queue is refilled when this many claimed deliveries (or fewer) are left. */
+const REFILL_AT = MAX_CLAIMED_PER_ENDPOINT / 2;
 /** Messages posted at once to one endpoint: a slow receiver holds at most these connections. */
 const MAX_POSTS_PER_ENDPOINT = 8;
 /** How often other instances' messages and due retries are looked for. */
@@ -182,6 +184,9 @@ export class WebhookSender
       if (this.stopped) return;
       const id = Number(endpoint.id);
       const ahead = this.claimed.get(id) ?? 0;
+      // Refilled once half the queue ahead is sent: a burst takes a few large claims,
+      // not one transaction per finished attempt, and the connections never run dry.
+      if (ahead > REFILL_AT) continue;
       const room = Math.min(MAX_CLAIMED_PER_ENDPOINT - ahead, MAX_CLAIMED - this.inFlight.size);
       if (room <= 0) continue;
       // A disabled endpoint gets only manual retries and pings.
