@@ -31,45 +31,65 @@ const agents = {
  * just a non-2xx answer); gives up after `timeoutMs` in all (connect, send and
  * read); reads at most MAX_RESPONSE_BYTES of the answer.
  */
-export function postMessage(
+export async function postMessage(
   target: string,
   headers: Record<string, string>,
   body: string,
   options: PostOptions,
 ): Promise<AttemptResult> {
+  const started = Date.now();
+  const first = await postOnce(target, headers, body, options);
+  // A kept-alive connection the receiver closed just as it was reused: the request never
+  // reached it (Node's documented race). Sent once more on a new connection, in the same attempt.
+  if (!first.staleSocket) return first.result;
+  const left = options.timeoutMs - (Date.now() - started);
+  if (left <= 0) return first.result;
+  return (await postOnce(target, headers, body, { ...options, timeoutMs: left }, true)).result;
+}
+
+function postOnce(
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+  options: PostOptions,
+  fresh = false,
+): Promise<{ result: AttemptResult; staleSocket: boolean }> {
   const failure = (error: string): AttemptResult => ({ statusCode: null, response: null, error });
+  const done = (result: AttemptResult) => ({ result, staleSocket: false });
   let url: URL;
   try {
     url = new URL(target);
   } catch {
-    return Promise.resolve(failure('invalid URL'));
+    return Promise.resolve(done(failure('invalid URL')));
   }
   const host = hostOf(url);
   if (!options.allowPrivateTargets && isIP(host) !== 0 && !isPublicAddress(host)) {
-    return Promise.resolve(failure(new TargetNotAllowedError(host).message));
+    return Promise.resolve(done(failure(new TargetNotAllowedError(host).message)));
   }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     const req = send(url, {
       method: 'POST',
-      agent: agents[url.protocol as 'http:' | 'https:'],
+      agent: fresh ? false : agents[url.protocol as 'http:' | 'https:'],
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       ...(options.allowPrivateTargets ? {} : { lookup: safeLookup }),
     });
     let settled = false;
+    let answered = false;
     const timer = setTimeout(() => {
       req.destroy();
       failed(`no answer within ${options.timeoutMs} ms`);
     }, options.timeoutMs);
-    const finish = (result: AttemptResult) => {
+    const finish = (result: AttemptResult, staleSocket = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve(result);
+      resolve({ result, staleSocket });
     };
     const failed = (error: string) => finish(failure(error));
 
     req.on('response', (res: IncomingMessage) => {
+      answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
       const done = () =>
@@ -92,7 +112,11 @@ export function postMessage(
       res.on('close', done);
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
-      failed(error instanceof TargetNotAllowedError ? error.message : describe(error));
+      const stale = req.reusedSocket && !answered && error.code === 'ECONNRESET';
+      finish(
+        failure(error instanceof TargetNotAllowedError ? error.message : describe(error)),
+        stale,
+      );
     });
     req.end(body);
   });
