@@ -1,14 +1,15 @@
 import {
+  BeforeApplicationShutdown,
   Inject,
   Injectable,
   Logger,
   OnApplicationBootstrap,
-  OnModuleDestroy,
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { nowEpoch } from '../common/time/dates';
+import { failureText, PeriodicTask } from '../common/time/periodic-task';
 import { appConfig } from '../config/app.config';
 import { writeTransaction } from '../database/write-transaction';
 
@@ -22,9 +23,12 @@ const BATCH = 500;
  * so a reader sees both or neither, and deleting a row twice is harmless.
  */
 @Injectable()
-export class ChangesRetention implements OnApplicationBootstrap, OnModuleDestroy {
+export class ChangesRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('ChangesRetention');
-  private timers: NodeJS.Timeout[] = [];
+  private readonly task = new PeriodicTask(
+    () => this.purgeExpired(),
+    (error) => this.logger.warn(`could not purge old deletions: ${failureText(error)}`),
+  );
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -32,17 +36,11 @@ export class ChangesRetention implements OnApplicationBootstrap, OnModuleDestroy
   ) {}
 
   onApplicationBootstrap(): void {
-    const run = () => {
-      this.purgeExpired().catch((error: Error) =>
-        this.logger.warn(`could not purge old deletions: ${error.message}`),
-      );
-    };
-    this.timers = [setTimeout(run, 60_000), setInterval(run, HOUR_MS)];
-    for (const timer of this.timers) timer.unref();
+    this.task.start(60_000, HOUR_MS);
   }
 
-  onModuleDestroy(): void {
-    for (const timer of this.timers) clearTimeout(timer);
+  beforeApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /**

@@ -1,4 +1,10 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import { failureText, PeriodicTask } from '../common/time/periodic-task';
 import { IdempotencyStore } from './idempotency.store';
 
 const HOUR_MS = 3_600_000;
@@ -10,24 +16,21 @@ const HOUR_MS = 3_600_000;
  * A key past its expiry that is still stored counts as new anyway.
  */
 @Injectable()
-export class IdempotencyRetention implements OnApplicationBootstrap, OnModuleDestroy {
+export class IdempotencyRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('IdempotencyRetention');
-  private timers: NodeJS.Timeout[] = [];
+  private readonly task = new PeriodicTask(
+    () => this.purgeExpired(),
+    (error) => this.logger.warn(`could not purge expired idempotency keys: ${failureText(error)}`),
+  );
 
   constructor(private readonly store: IdempotencyStore) {}
 
   onApplicationBootstrap(): void {
-    const run = () => {
-      this.purgeExpired().catch((error: Error) =>
-        this.logger.warn(`could not purge expired idempotency keys: ${error.message}`),
-      );
-    };
-    this.timers = [setTimeout(run, 90_000), setInterval(run, HOUR_MS)];
-    for (const timer of this.timers) timer.unref();
+    this.task.start(90_000, HOUR_MS);
   }
 
-  onModuleDestroy(): void {
-    for (const timer of this.timers) clearTimeout(timer);
+  beforeApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Deletes every expired key, in batches; returns how many. */

@@ -1,13 +1,14 @@
 import {
+  BeforeApplicationShutdown,
   Inject,
   Injectable,
   Logger,
   OnApplicationBootstrap,
-  OnModuleDestroy,
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { failureText, PeriodicTask } from '../common/time/periodic-task';
 import { appConfig } from '../config/app.config';
 import { writeTransaction } from '../database/write-transaction';
 
@@ -25,9 +26,12 @@ const MAX_BATCHES = 200;
  * a row twice, or a row a manual retry made pending again, cannot happen.
  */
 @Injectable()
-export class WebhookRetention implements OnApplicationBootstrap, OnModuleDestroy {
+export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('WebhookRetention');
-  private timers: NodeJS.Timeout[] = [];
+  private readonly task = new PeriodicTask(
+    () => this.purge(),
+    (error) => this.logger.warn(`could not purge old webhook deliveries: ${failureText(error)}`),
+  );
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -35,17 +39,11 @@ export class WebhookRetention implements OnApplicationBootstrap, OnModuleDestroy
   ) {}
 
   onApplicationBootstrap(): void {
-    const run = () => {
-      this.purge().catch((error: Error) =>
-        this.logger.warn(`could not purge old webhook deliveries: ${error.message}`),
-      );
-    };
-    this.timers = [setTimeout(run, 90_000), setInterval(run, HOUR_MS)];
-    for (const timer of this.timers) timer.unref();
+    this.task.start(90_000, HOUR_MS);
   }
 
-  onModuleDestroy(): void {
-    for (const timer of this.timers) clearTimeout(timer);
+  beforeApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Deletes what is older than the retention at `now` (ms); returns the counts. */

@@ -13,6 +13,7 @@ import { DataVersionService } from '../../common/cache/data-version.service';
 import { recordChanges, TrackedChange } from '../../changes/change-tracker';
 import { ApiError } from '../../common/errors/api-error';
 import { nowEpoch, parseZone } from '../../common/time/dates';
+import { failureText, PeriodicTask } from '../../common/time/periodic-task';
 import { appConfig } from '../../config/app.config';
 import { writeTransaction } from '../../database/write-transaction';
 import { adjustTermCounts, countedTermsOfEvents } from '../../terms/term-counts';
@@ -34,8 +35,10 @@ const EXTEND_PER_RUN = 1000;
 @Injectable()
 export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RecurrenceService.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly horizonJob = new PeriodicTask(
+    () => this.extendHorizons(),
+    (error) => this.logger.error(`recurrence horizon job failed: ${failureText(error)}`),
+  );
   /** The clock writes and the horizon job read "today" from (tests set it). */
   now: () => DateTime = () => DateTime.now();
 
@@ -202,23 +205,12 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
   }
 
   onApplicationBootstrap(): void {
-    const run = () => {
-      // One run at a time per instance; a run still going when the next is due is left to finish.
-      this.running ??= this.extendHorizons()
-        .catch((error: unknown) =>
-          this.logger.error(`recurrence horizon job failed: ${String(error)}`),
-        )
-        .finally(() => (this.running = undefined));
-    };
-    run();
-    this.timer = setInterval(run, EXTEND_INTERVAL_MS);
-    this.timer.unref();
+    this.horizonJob.start(0, EXTEND_INTERVAL_MS);
   }
 
   /** Stops the job and waits for a run in progress, before the database closes. */
-  async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.horizonJob.stop();
   }
 }
 
