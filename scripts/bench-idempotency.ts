@@ -12,14 +12,9 @@
  * refused (the script writes to it).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SignJWT } from 'jose';
 import { DateTime } from 'luxon';
-
-const SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
+import { startInProcessService } from './shared/in-process-service';
 
 interface Figures {
   requests: number;
@@ -41,25 +36,10 @@ async function main(): Promise<void> {
   const databaseUrl = values['database-url'] ?? '';
   if (databaseUrl && !/bench/.test(new URL(databaseUrl).pathname))
     throw new Error('--database-url must name a database whose name contains "bench"');
-  Object.assign(process.env, {
-    LOG_LEVEL: 'silent',
-    AUTH_JWT_SECRET: SECRET,
-    DATABASE_URL: databaseUrl,
-    SQLITE_PATH: join(mkdtempSync(join(tmpdir(), 'bench-idem-')), 'calendar.sqlite'),
-    RATE_LIMIT_PER_MINUTE: '0',
+  const { app, base, token } = await startInProcessService({
+    databaseUrl,
+    role: 'editor',
   });
-  const { NestFactory } = await import('@nestjs/core');
-  const { AppModule } = await import('../src/app.module');
-  const { APP_OPTIONS, configureApp } = await import('../src/app.setup');
-  const app = configureApp(await NestFactory.create(AppModule, APP_OPTIONS));
-  await app.listen(0, '127.0.0.1');
-  const base = `${await app.getUrl()}/calendar/events/v1`;
-  const token = await new SignJWT({ role: 'editor' })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject('2')
-    .setIssuedAt()
-    .setExpirationTime('2h')
-    .sign(new TextEncoder().encode(SECRET));
 
   let n = 0;
   const body = () => {

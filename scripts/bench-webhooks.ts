@@ -16,18 +16,14 @@
  * Without --database-url it runs on a fresh SQLite file. A MySQL database
  * whose name does not contain "bench" is refused (the script empties it).
  */
-import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { INestApplication } from '@nestjs/common';
-import { SignJWT } from 'jose';
 import { DataSource } from 'typeorm';
 import { DateTime } from 'luxon';
-
-const SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
+import { startInProcessService } from './shared/in-process-service';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -42,27 +38,11 @@ async function main(): Promise<void> {
   if (databaseUrl && !/bench/.test(new URL(databaseUrl).pathname))
     throw new Error('--database-url must name a database whose name contains "bench"');
   if (databaseUrl) await recreate(databaseUrl);
-  Object.assign(process.env, {
-    LOG_LEVEL: 'silent',
-    AUTH_JWT_SECRET: SECRET,
-    DATABASE_URL: databaseUrl,
-    SQLITE_PATH: join(mkdtempSync(join(tmpdir(), 'bench-hooks-')), 'calendar.sqlite'),
-    RATE_LIMIT_PER_MINUTE: '0',
-    WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  const { app, base, token } = await startInProcessService({
+    databaseUrl,
+    role: 'administrator',
+    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
   });
-  const { NestFactory } = await import('@nestjs/core');
-  const { AppModule } = await import('../src/app.module');
-  const { APP_OPTIONS, configureApp } = await import('../src/app.setup');
-  const app = configureApp(await NestFactory.create(AppModule, APP_OPTIONS));
-  await app.listen(0, '127.0.0.1');
-  const base = `${await app.getUrl()}/calendar/events/v1`;
-  const token = await new SignJWT({ role: 'administrator' })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject('1')
-    .setIssuedAt()
-    .setExpirationTime('1h')
-    .sign(new TextEncoder().encode(SECRET));
   const call = async (method: string, path: string, body?: object) => {
     const res = await fetch(`${base}${path}`, {
       method,
