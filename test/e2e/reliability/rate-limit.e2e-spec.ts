@@ -137,11 +137,16 @@ describe('rate limiting', () => {
 
     it('answers without limiting (fail-open) and without waiting for Redis', async () => {
       const ip = clientIp();
+      const times: number[] = [];
       for (let i = 0; i < 10; i++) {
         const started = Date.now();
         await t.http().get(`${API}/tags`).set('X-Forwarded-For', ip).expect(200);
-        expect(Date.now() - started).toBeLessThan(500);
+        times.push(Date.now() - started);
       }
+      // Waiting for Redis would cost its connect timeout (1 s) on every request; a
+      // single slow answer on a busy machine (GC, scheduling) is not that.
+      expect(Math.max(...times)).toBeLessThan(1000);
+      expect(times.sort((a, b) => a - b)[5]).toBeLessThan(250);
     });
   });
 });
