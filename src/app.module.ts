@@ -12,6 +12,7 @@ import { RateLimitModule } from './common/limits/rate-limit.module';
 import { RequestTimeoutInterceptor } from './common/limits/request-timeout.interceptor';
 import { CacheModule } from './common/cache/cache.module';
 import { WriteVersionInterceptor } from './common/cache/write-version.interceptor';
+import { ReadValidatorInterceptor } from './common/http/read-validator.interceptor';
 import { RecordTagInterceptor } from './common/http/tagged-record';
 import { appConfig } from './config/app.config';
 import { validateEnvironment } from './config/env.validation';
@@ -72,12 +73,14 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
     // Filter: anything thrown becomes the contract's error body in the request's language.
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
     // Interceptors, outermost first: list headers/links, the request time-out (503),
+    // 304 from a remembered ETag without running the handler (@CachedValidators routes),
     // Idempotency-Key on POSTs (inside the time-out, so an answer that comes late is
     // still stored; outside the rest, so a replay does nothing else and carries the
     // stored ETag), the data version bump after a successful write (list count cache),
     // and a write's ETag header (withTag). GET ETags and 304s: conditionalGet in app.setup.ts.
     { provide: APP_INTERCEPTOR, useClass: ListPageInterceptor },
     { provide: APP_INTERCEPTOR, useClass: RequestTimeoutInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: ReadValidatorInterceptor },
     { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
     { provide: APP_INTERCEPTOR, useClass: WriteVersionInterceptor },
     { provide: APP_INTERCEPTOR, useClass: RecordTagInterceptor },

@@ -12,6 +12,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
@@ -27,6 +28,7 @@ import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 // by-slug routes are declared before `:id` (literal segments first).
 @ApiTags('events')
 @ApiLanguageQuery()
+@CachedValidators()
 @Controller('events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}

@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/errors/api-error';
+import { CachedValidators } from '../common/http/cached-validators';
 import { Ctx, RequestContext } from '../common/http/request-context';
 import { NAMESPACE } from '../config/app.config';
 import { IndexQueryDto } from './dto/index-query.dto';
@@ -10,6 +11,7 @@ import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
 @ApiTags('index')
 @ApiLanguageQuery()
+@CachedValidators()
 @Controller()
 export class IndexController {
   constructor(private readonly documents: OpenApiDocumentStore) {}

@@ -14,6 +14,7 @@ import {
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DeleteQueryDto } from '../posts/dto/post-query.dto';
 import { ViewQueryDto } from '../common/dto/language-query.dto';
+import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
@@ -28,6 +29,7 @@ import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 // by-slug routes are declared before `:id` (literal segments first).
 @ApiTags('organizers')
 @ApiLanguageQuery()
+@CachedValidators()
 @Controller('organizers')
 export class OrganizersController {
   constructor(private readonly organizers: OrganizersService) {}

@@ -13,6 +13,7 @@ import {
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ViewQueryDto } from '../common/dto/language-query.dto';
+import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
@@ -27,6 +28,7 @@ import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
 @ApiTags('tags')
 @ApiLanguageQuery()
+@CachedValidators()
 @Controller('tags')
 export class TagsController {
   constructor(private readonly terms: TermsService) {}

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataVersionService } from './data-version.service';
-
-/** Bounds staleness should a version bump ever fail (as for the count cache). */
-const MAX_AGE_MS = 60_000;
+import { MAX_AGE_MS } from './version-stamped-lru';
 /** Distinct keys kept at once (a key is e.g. a language and host). */
 const MAX_KEYS = 16;
 

@@ -1,11 +1,23 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import {
+  CallHandler,
+  ExecutionContext,
+  HttpException,
+  Injectable,
+  NestInterceptor,
+} from '@nestjs/common';
 import type { Request } from 'express';
-import { mergeMap, Observable } from 'rxjs';
+import { catchError, mergeMap, Observable } from 'rxjs';
+import { ApiError } from '../errors/api-error';
 import { DataVersionService } from './data-version.service';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Bumps the data version after every successful write, before the client is answered. */
+/**
+ * Bumps the data version after every write, before the client is answered.
+ * Also after one that failed with a 5xx: it may have committed before failing
+ * (a time-out, a lost reply); a spare bump only costs the caches a refill.
+ * A 4xx is decided before anything commits.
+ */
 @Injectable()
 export class WriteVersionInterceptor implements NestInterceptor {
   constructor(private readonly versions: DataVersionService) {}
@@ -18,6 +30,16 @@ export class WriteVersionInterceptor implements NestInterceptor {
         await this.versions.bump();
         return result;
       }),
+      catchError(async (error: unknown) => {
+        if (statusOf(error) >= 500) await this.versions.bump();
+        throw error;
+      }),
     );
   }
+}
+
+function statusOf(error: unknown): number {
+  if (error instanceof ApiError) return error.status;
+  if (error instanceof HttpException) return error.getStatus();
+  return 500;
 }

@@ -7,6 +7,16 @@ import { entityTag, noneMatchHolds, parseTagList } from './entity-tags';
  * If-None-Match holds. Express's own weak ETag is switched off (app.setup.ts).
  */
 
+/** What ReadValidatorInterceptor leaves for the `res.send` wrapper. */
+interface ConditionalLocals {
+  /** The answer is a 304 for this tag, decided before the handler ran. */
+  notModifiedTag?: string;
+  /** Told the tag of the 200 this request renders. */
+  onTag?: (etag: string) => void;
+}
+
+const locals = (res: Response) => res.locals as ConditionalLocals;
+
 /**
  * Sets ETag, Cache-Control and Vary as every GET/HEAD answer carries them.
  * True when If-None-Match holds: the caller answers 304 without a body.
@@ -20,6 +30,17 @@ export function setCachingHeaders(req: Request, res: Response, etag: string): bo
   return noneMatchHolds(parseTagList(req.headers['if-none-match']), etag);
 }
 
+/** Makes this request's answer a 304 for `etag`, whatever the handler returns (nothing). */
+export function answerNotModified(req: Request, res: Response, etag: string): void {
+  setCachingHeaders(req, res, etag);
+  locals(res).notModifiedTag = etag;
+}
+
+/** Calls `listener` with the ETag of the 200 this request renders, if it renders one. */
+export function onEntityTag(res: Response, listener: (etag: string) => void): void {
+  locals(res).onTag = listener;
+}
+
 /**
  * Express middleware: wraps `res.send`, which every JSON answer passes
  * through with its serialized bytes (res.json calls it), so the tag is the
@@ -30,12 +51,19 @@ export function conditionalGet(req: Request, res: Response, next: NextFunction):
   if (req.method !== 'GET' && req.method !== 'HEAD') return next();
   const send = res.send.bind(res);
   res.send = function sendWithTag(body?: unknown) {
+    const { notModifiedTag, onTag } = locals(res);
+    if (notModifiedTag !== undefined && res.statusCode === 200) {
+      // Express sends a 304 without body and drops its Content-Type and Content-Length.
+      res.status(304);
+      return send('');
+    }
     const bytes = typeof body === 'string' || Buffer.isBuffer(body);
     if (res.statusCode !== 200 || !bytes || res.getHeader('ETag') !== undefined) {
       return send(body);
     }
-    if (setCachingHeaders(req, res, entityTag(body as string | Buffer))) {
-      // Express sends a 304 without body and drops its Content-Type and Content-Length.
+    const etag = entityTag(body as string | Buffer);
+    onTag?.(etag);
+    if (setCachingHeaders(req, res, etag)) {
       res.status(304);
       return send('');
     }

@@ -26,15 +26,26 @@ export interface RequestContext {
   precondition?: WritePrecondition;
 }
 
+const contexts = new WeakMap<ContextualRequest, RequestContext>();
+
+/**
+ * The request's context, built once: everything that reads it per request
+ * (the data version, caches) then shares one object. First asked for after
+ * the guards ran, so `user` is set.
+ */
 export function requestContextOf(req: ContextualRequest): RequestContext {
+  let context = contexts.get(req);
+  if (context) return context;
   const resolution = req.languageResolution;
   if (resolution && !resolution.ok) throw ApiError.invalid('language', 'isIn');
-  return {
+  context = {
     language: resolution?.ok ? resolution.language : 'nl',
     user: req.user,
     apiUrl: req.apiUrl ?? '',
     precondition: req.writePrecondition,
   };
+  contexts.set(req, context);
+  return context;
 }
 
 /** Express middleware: the absolute URL of {api} (`apiPath`) as the request reached it. */

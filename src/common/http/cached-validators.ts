@@ -1,0 +1,12 @@
+import { SetMetadata } from '@nestjs/common';
+
+export const CACHED_VALIDATORS = 'cachedValidators';
+
+/**
+ * Marks a controller whose GET answers depend only on data that API writes
+ * change (each bumps the data version) and on the site day, so a 304 may be
+ * decided from ReadValidatorCache without running the handler. Not for
+ * answers that move otherwise (webhook delivery logs, the changes feed and
+ * its retention, health).
+ */
+export const CachedValidators = () => SetMetadata(CACHED_VALIDATORS, true);

@@ -1,0 +1,65 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Response } from 'express';
+import { from, mergeMap, Observable, of } from 'rxjs';
+import { DataVersionService } from '../cache/data-version.service';
+import { ReadValidatorCache } from '../cache/read-validator-cache.service';
+import { CACHED_VALIDATORS } from './cached-validators';
+import { answerNotModified, onEntityTag } from './conditional-get';
+import { noneMatchHolds, parseTagList } from './entity-tags';
+import { ContextualRequest, requestContextOf } from './request-context';
+
+/** A 304 repeats the list headers of its 200 (docs/api.md §11). */
+const KEPT_HEADERS = ['X-Total', 'X-TotalPages', 'Link'];
+
+/**
+ * 304 without the handler's work, on @CachedValidators routes: every 200's
+ * ETag is remembered with the data version read before the handler ran
+ * (the same version the handler's caches use), and a later If-None-Match
+ * that matches it while that version holds is answered at once.
+ */
+@Injectable()
+export class ReadValidatorInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly versions: DataVersionService,
+    private readonly validators: ReadValidatorCache,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<ContextualRequest>();
+    const cached = this.reflector.getAllAndOverride<boolean>(CACHED_VALIDATORS, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!cached || (req.method !== 'GET' && req.method !== 'HEAD')) return next.handle();
+    // "starts now or later" moves by the second; an unsupported language is the handler's 400.
+    if ('only_with_upcoming' in req.query || req.languageResolution?.ok === false)
+      return next.handle();
+    return from(this.answeredFromCache(req, http.getResponse<Response>())).pipe(
+      mergeMap((answered) => (answered ? of(undefined) : next.handle())),
+    );
+  }
+
+  private async answeredFromCache(req: ContextualRequest, res: Response): Promise<boolean> {
+    const ctx = requestContextOf(req);
+    const version = await this.versions.current(ctx);
+    const key = this.validators.keyOf(req.originalUrl, ctx);
+    const stored = this.validators.get(key, version);
+    const ifNoneMatch = req.headers['if-none-match'];
+    if (stored && ifNoneMatch && noneMatchHolds(parseTagList(ifNoneMatch), stored.etag)) {
+      for (const [name, value] of stored.headers) res.setHeader(name, value);
+      answerNotModified(req, res, stored.etag);
+      return true;
+    }
+    onEntityTag(res, (etag) => {
+      const headers = KEPT_HEADERS.flatMap((name) => {
+        const value = res.getHeader(name);
+        return value === undefined ? [] : [[name, String(value)] as const];
+      });
+      this.validators.set(key, { etag, headers }, version);
+    });
+    return false;
+  }
+}

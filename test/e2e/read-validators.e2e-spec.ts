@@ -1,0 +1,206 @@
+import type { Response } from 'supertest';
+import { ReadValidatorCache } from '../../src/common/cache/read-validator-cache.service';
+import { EventsService } from '../../src/events/events.service';
+import { VenuesService } from '../../src/venues/venues.service';
+import { dayAt } from './helpers/events';
+import { API, createTestApp, TestApp, UserName } from './helpers/test-app';
+
+/*
+ * 304 without the handler's work (docs/api.md §11, ReadValidatorInterceptor):
+ * a matching If-None-Match is answered from the ETag remembered for the same
+ * request, caller, language, host and site day while the data version holds.
+ * It must never answer 304 where a full read would show something else.
+ */
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The headers a 304 carries for its 200 (lists included). */
+const KEPT = ['etag', 'cache-control', 'vary', 'x-total', 'x-totalpages', 'link'];
+
+describe('read validators (304 without running the handler)', () => {
+  let t: TestApp;
+  let eventsList: jest.SpyInstance;
+  let eventsGet: jest.SpyInstance;
+  let venuesList: jest.SpyInstance;
+  let validators: ReadValidatorCache;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    // One port for every request: the host is part of what a validator is kept for.
+    await t.app.listen(0, '127.0.0.1');
+    validators = t.app.get(ReadValidatorCache);
+    eventsList = jest.spyOn(t.app.get(EventsService), 'list');
+    eventsGet = jest.spyOn(t.app.get(EventsService), 'get');
+    venuesList = jest.spyOn(t.app.get(VenuesService), 'list');
+  });
+  afterAll(() => t?.close());
+  beforeEach(async () => {
+    await t.reset();
+    validators.now = Date.now;
+    jest.clearAllMocks();
+  });
+
+  const get = (path: string, user?: UserName, headers: Record<string, string> = {}) => {
+    const request = t.http().get(`${API}${path}`).set(headers);
+    return user ? request.set('Authorization', t.auth[user]) : request;
+  };
+  const post = async (path: string, body: object) =>
+    (await t.http().post(`${API}${path}`).set('Authorization', t.auth.editor).send(body).expect(201))
+      .body as { id: number; slug: string };
+  const event = (title: string, extra: object = {}) =>
+    post('/events', {
+      title,
+      start_date: dayAt(3, '20:00:00'),
+      end_date: dayAt(3, '22:00:00'),
+      status: 'publish',
+      ...extra,
+    });
+  const kept = (response: Response) =>
+    Object.fromEntries(KEPT.map((name) => [name, response.headers[name]]));
+
+  it('answers a repeated list read with 304 and the 200’s list headers, without listing again', async () => {
+    await event('Eerste');
+    await event('Tweede');
+    const first = await get('/events?per_page=1').expect(200);
+    expect(first.headers.link).toContain('rel="next"');
+    expect(eventsList).toHaveBeenCalledTimes(1);
+
+    const again = await get('/events?per_page=1', undefined, {
+      'If-None-Match': first.headers.etag as string,
+    }).expect(304);
+    expect(again.text).toBe('');
+    expect(kept(again)).toEqual(kept(first));
+    expect(eventsList).toHaveBeenCalledTimes(1);
+
+    // HEAD is a GET without body: the same validator holds.
+    await t
+      .http()
+      .head(`${API}/events?per_page=1`)
+      .set('If-None-Match', first.headers.etag as string)
+      .expect(304);
+    expect(eventsList).toHaveBeenCalledTimes(1);
+  });
+
+  it('runs the handler when the tag does not match, or when none is sent', async () => {
+    await event('Concert');
+    const first = await get('/events').expect(200);
+    await get('/events', undefined, { 'If-None-Match': '"other"' }).expect(200);
+    await get('/events').expect(200);
+    expect(eventsList).toHaveBeenCalledTimes(3);
+    // A list of tags (weak or strong) that holds the current one matches.
+    await get('/events', undefined, {
+      'If-None-Match': `"other", W/${first.headers.etag as string}`,
+    }).expect(304);
+    expect(eventsList).toHaveBeenCalledTimes(3);
+  });
+
+  it('shows every write at once: the old tag gets a 200 with the new bytes', async () => {
+    const venue = await post('/venues', { venue: 'Paradiso', status: 'publish' });
+    const ev = await event('Concert', { venue: venue.id });
+    const list = await get('/events').expect(200);
+    const single = await get(`/events/${ev.id}`).expect(200);
+    const venues = await get('/venues').expect(200);
+
+    // A write to a linked record changes what the event and the lists show.
+    await t
+      .http()
+      .patch(`${API}/venues/${venue.id}`)
+      .set('Authorization', t.auth.editor)
+      .send({ venue: 'Melkweg' })
+      .expect(200);
+
+    for (const [path, before] of [
+      ['/events', list],
+      [`/events/${ev.id}`, single],
+      ['/venues', venues],
+    ] as const) {
+      const after = await get(path, undefined, {
+        'If-None-Match': before.headers.etag as string,
+      }).expect(200);
+      expect([path, after.text]).toEqual([path, expect.stringContaining('Melkweg')]);
+      expect(after.headers.etag).not.toBe(before.headers.etag);
+    }
+  });
+
+  it('keeps callers apart: an anonymous tag is no 304 for an editor who sees a draft', async () => {
+    await event('Openbaar');
+    await event('Concept', { status: 'draft' });
+    const anonymous = await get('/events').expect(200);
+    const editor = await get('/events', 'editor', {
+      'If-None-Match': anonymous.headers.etag as string,
+    }).expect(200);
+    expect(editor.text).toContain('Concept');
+    // And the other way round.
+    await get('/events', undefined, { 'If-None-Match': editor.headers.etag as string }).expect(
+      200,
+    );
+  });
+
+  it('keeps languages apart', async () => {
+    await event('Concert');
+    const dutch = await get('/events?language=nl').expect(200);
+    const english = await get('/events?language=en').expect(200);
+    expect(english.headers.etag).not.toBe(dutch.headers.etag);
+    await get('/events', undefined, {
+      'Accept-Language': 'en',
+      'If-None-Match': dutch.headers.etag as string,
+    }).expect(200);
+  });
+
+  it('reads again once the site day has changed (the default window of /events moves)', async () => {
+    await event('Concert');
+    // Ten seconds before midnight in SITE_TIMEZONE (UTC here), then ten seconds after it.
+    const midnight = Math.ceil(Date.now() / DAY_MS) * DAY_MS;
+    validators.now = () => midnight - 10_000;
+    const first = await get('/events').expect(200);
+    await get('/events', undefined, { 'If-None-Match': first.headers.etag as string }).expect(304);
+    expect(eventsList).toHaveBeenCalledTimes(1);
+
+    validators.now = () => midnight + 10_000;
+    const nextDay = await get('/events', undefined, {
+      'If-None-Match': first.headers.etag as string,
+    });
+    // The same bytes still (the event is days ahead), but decided by a full read.
+    expect(nextDay.status).toBe(304);
+    expect(eventsList).toHaveBeenCalledTimes(2);
+  });
+
+  it('never keeps a validator for only_with_upcoming (it moves by the second)', async () => {
+    const venue = await post('/venues', { venue: 'Paradiso', status: 'publish' });
+    await event('Concert', { venue: venue.id });
+    const first = await get('/venues?only_with_upcoming=true').expect(200);
+    await get('/venues?only_with_upcoming=true', undefined, {
+      'If-None-Match': first.headers.etag as string,
+    }).expect(304);
+    expect(venuesList).toHaveBeenCalledTimes(2);
+  });
+
+  it('forgets a validator after a minute even if no write was seen (a failed version bump)', async () => {
+    const ev = await event('Concert');
+    const first = await get(`/events/${ev.id}`).expect(200);
+    await get(`/events/${ev.id}`, undefined, {
+      'If-None-Match': first.headers.etag as string,
+    }).expect(304);
+    expect(eventsGet).toHaveBeenCalledTimes(1);
+    validators.now = () => Date.now() + 61_000;
+    await get(`/events/${ev.id}`, undefined, {
+      'If-None-Match': first.headers.etag as string,
+    }).expect(304);
+    expect(eventsGet).toHaveBeenCalledTimes(2);
+  });
+
+  it('does not answer an error from a validator: a trashed record is 410 for the old tag', async () => {
+    const ev = await event('Concert');
+    const first = await get(`/events/${ev.id}`).expect(200);
+    await t
+      .http()
+      .delete(`${API}/events/${ev.id}`)
+      .set('Authorization', t.auth.editor)
+      .expect(200);
+    const gone = await get(`/events/${ev.id}`, undefined, {
+      'If-None-Match': first.headers.etag as string,
+    });
+    expect(gone.status).not.toBe(304);
+    expect(gone.status).toBeGreaterThanOrEqual(400);
+  });
+});
