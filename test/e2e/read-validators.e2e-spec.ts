@@ -45,8 +45,14 @@ describe('read validators (304 without running the handler)', () => {
     return user ? request.set('Authorization', t.auth[user]) : request;
   };
   const post = async (path: string, body: object) =>
-    (await t.http().post(`${API}${path}`).set('Authorization', t.auth.editor).send(body).expect(201))
-      .body as { id: number; slug: string };
+    (
+      await t
+        .http()
+        .post(`${API}${path}`)
+        .set('Authorization', t.auth.editor)
+        .send(body)
+        .expect(201)
+    ).body as { id: number; slug: string };
   const event = (title: string, extra: object = {}) =>
     post('/events', {
       title,
@@ -131,9 +137,7 @@ describe('read validators (304 without running the handler)', () => {
     }).expect(200);
     expect(editor.text).toContain('Concept');
     // And the other way round.
-    await get('/events', undefined, { 'If-None-Match': editor.headers.etag as string }).expect(
-      200,
-    );
+    await get('/events', undefined, { 'If-None-Match': editor.headers.etag as string }).expect(200);
   });
 
   it('keeps languages apart', async () => {
@@ -192,11 +196,7 @@ describe('read validators (304 without running the handler)', () => {
   it('does not answer an error from a validator: a trashed record is 410 for the old tag', async () => {
     const ev = await event('Concert');
     const first = await get(`/events/${ev.id}`).expect(200);
-    await t
-      .http()
-      .delete(`${API}/events/${ev.id}`)
-      .set('Authorization', t.auth.editor)
-      .expect(200);
+    await t.http().delete(`${API}/events/${ev.id}`).set('Authorization', t.auth.editor).expect(200);
     const gone = await get(`/events/${ev.id}`, undefined, {
       'If-None-Match': first.headers.etag as string,
     });
