@@ -2,6 +2,9 @@
  * Webhook change messages (docs/api.md §15, issue 15), one service instance
  * over real HTTP with a receiver on 127.0.0.1 answering 200 at once:
  *
+ * The service runs as its own process (`dist/main.js`, pinned to core 0 when
+ * taskset is there), the clients and the receiver in this one (core 1).
+ *
  * 1. event creates per second without any endpoint, then with one endpoint
  *    subscribed to everything (the outbox written in every write, the sender
  *    delivering alongside);
@@ -11,19 +14,25 @@
  * 3. delivery rate of a burst: daily series of ~730 occurrences each, one
  *    message per occurrence, from the first commit to the last arrival.
  *
- *   npm run bench:webhooks -- [--database-url mysql://…/calendar_bench_hooks] [--creates 600] [--connections 4] [--series 3]
+ *   npm run bench:webhooks -- [--database-url mysql://…/calendar_bench_hooks] [--creates 600] [--connections 4] [--series 3] [--no-pin] [--profile DIR]
  *
  * Without --database-url it runs on a fresh SQLite file. A MySQL database
  * whose name does not contain "bench" is refused (the script empties it).
  */
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { loadavg } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { INestApplication } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { SignJWT } from 'jose';
 import { DateTime } from 'luxon';
-import { startInProcessService } from './shared/in-process-service';
+import { hasTaskset, pinSelf, serviceReady, startServer, stopAll } from './bench/processes';
+import { ensureBuilt, freePort } from './shared/process-tools';
+
+const ROOT = resolve(__dirname, '..');
+const SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
+const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -32,23 +41,61 @@ async function main(): Promise<void> {
       creates: { type: 'string', default: '600' },
       connections: { type: 'string', default: '4' },
       series: { type: 'string', default: '3' },
+      'no-pin': { type: 'boolean', default: false },
+      /** Writes a V8 CPU profile of the service into this folder (node --cpu-prof). */
+      profile: { type: 'string' },
     },
   });
   const databaseUrl = values['database-url'] ?? '';
   if (databaseUrl && !/bench/.test(new URL(databaseUrl).pathname))
     throw new Error('--database-url must name a database whose name contains "bench"');
   if (databaseUrl) await recreate(databaseUrl);
-  const { app, base, token } = await startInProcessService({
-    databaseUrl,
-    role: 'administrator',
-    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+
+  // The service in its own process (pinned to core 0), the clients and the receiver here
+  // (core 1), as `npm run bench` measures: what a create costs is the service's work alone.
+  const entry = ensureBuilt(ROOT, log);
+  const pin = !values['no-pin'] && hasTaskset();
+  if (pin) pinSelf(1);
+  const workDir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
+  const port = await freePort();
+  await startServer({
+    name: 'service',
+    port,
+    args: [
+      ...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values.profile)}`] : []),
+      entry,
+    ],
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      SQLITE_PATH: join(workDir, 'calendar.sqlite'),
+      AUTH_JWT_SECRET: SECRET,
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    },
+    core: pin ? 0 : undefined,
+    logFile: join(workDir, 'service.log'),
+    ready: serviceReady,
   });
-  const call = async (method: string, path: string, body?: object) => {
-    const res = await fetch(`${base}${path}`, {
+  const base = `http://127.0.0.1:${port}/calendar/events/v1`;
+  const token = await new SignJWT({ role: 'administrator' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('1')
+    .setIssuedAt()
+    .setExpirationTime('2h')
+    .sign(new TextEncoder().encode(SECRET));
+  const request = (method: string, path: string, body?: object) =>
+    fetch(`${base}${path}`, {
       method,
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
       body: body ? JSON.stringify(body) : undefined,
     });
+  const call = async (method: string, path: string, body?: object) => {
+    const res = await request(method, path, body);
     if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${await res.text()}`);
     return (await res.json()) as { id: number };
   };
@@ -69,6 +116,11 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  /** Deliveries stored so far for the endpoint (one per message); the bench waits for all. */
+  const countDeliveries = async (endpoint: number) => {
+    const res = await request('GET', `/webhooks/${endpoint}/deliveries?per_page=1`);
+    return Number(res.headers.get('x-total'));
+  };
 
   const today = DateTime.utc().toISODate() as string;
   let n = 0;
@@ -101,9 +153,9 @@ async function main(): Promise<void> {
   // Warm-up, then without an endpoint, then with one (each event: event.created + category.updated).
   await createEvents(50, connections);
   const without = await createEvents(creates, connections);
-  await call('POST', '/webhooks', { url: hook, events: ['*'] });
+  const endpoint = (await call('POST', '/webhooks', { url: hook, events: ['*'] })).id;
   const withOutbox = await createEvents(creates, connections);
-  const expected = await countDeliveries(app);
+  const expected = await countDeliveries(endpoint);
   await waitDelivered(expected);
   const sorted = [...latencies].sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
@@ -121,15 +173,15 @@ async function main(): Promise<void> {
     });
   }
   const burstWritten = Date.now() - burstStarted;
-  const burstTotal = await countDeliveries(app);
+  const burstTotal = await countDeliveries(endpoint);
   await waitDelivered(burstTotal);
   const burst = burstTotal - burstFrom;
   const burstSeconds = (arrivals[arrivals.length - 1] - burstStarted) / 1000;
 
-  await app.close();
+  await stopAll();
   receiver.close();
   console.log(
-    `engine: ${databaseUrl ? 'mysql' : 'sqlite'}; ${creates} event creates per mode over ${connections} connections; load average ${loadavg()
+    `engine: ${databaseUrl ? 'mysql' : 'sqlite'}; service ${pin ? 'pinned to core 0, clients and receiver on core 1' : 'not pinned'}; ${creates} event creates per mode over ${connections} connections; load average ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   );
@@ -146,15 +198,6 @@ async function main(): Promise<void> {
   );
 }
 
-/** Deliveries stored so far: one per message (one endpoint); the bench waits for all. */
-async function countDeliveries(app: INestApplication): Promise<number> {
-  const dataSource = app.get(DataSource);
-  const [row] = (await dataSource.query('SELECT COUNT(*) AS n FROM webhook_deliveries')) as Array<{
-    n: number | string;
-  }>;
-  return Number(row.n);
-}
-
 /** A fresh database for each run. */
 async function recreate(url: string): Promise<void> {
   const { createConnection } = await import('mysql2/promise');
@@ -169,7 +212,11 @@ async function recreate(url: string): Promise<void> {
   await connection.end();
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  async (error: unknown) => {
+    console.error(error);
+    await stopAll();
+    process.exit(1);
+  },
+);
