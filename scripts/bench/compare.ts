@@ -88,9 +88,13 @@ export function normaliseCreated(body: Buffer): Buffer {
   }
   if (typeof record.id !== 'number' || typeof record.slug !== 'string') return body;
   const id = String(record.id);
+  // global_id numbers IDs across kinds (`<host>?id=<n>`, src/posts/post-fields.ts): its own n.
+  const globalId = typeof record.global_id === 'string' ? /\?id=(\d+)$/.exec(record.global_id)?.[1] : undefined;
   const replacements: Array<[string, string]> = [
+    ...(globalId ? [[`?id=${globalId}"`, '?id=<global-id>"'] as [string, string]] : []),
     [`?id=${id}"`, '?id=<id>"'],
     [`/events/${id}"`, '/events/<id>"'],
+    [`/events/${id}.ics"`, '/events/<id>.ics"'],
     [`/${record.slug}/"`, '/<slug>/"'],
     [`"slug":"${record.slug}"`, '"slug":"<slug>"'],
     [`"title":"${String(record.title)}"`, '"title":"<title>"'],
