@@ -1,7 +1,10 @@
 /**
- * Benchmark: the built service (dist/main.js) against a minimal baseline
- * server (scripts/bench/baseline.ts: node:http + mysql2, the service's own
- * pure mappers) on the same seeded MariaDB/MySQL database.
+ * Benchmark: the built service (dist/main.js) against two reference servers
+ * on the same seeded MariaDB/MySQL database, both plain node:http + mysql2
+ * with the service's own pure mappers from dist/ and never part of the
+ * service: the same-SQL baseline (scripts/bench/baseline.ts: the service's
+ * statements) and the minimal raw server (scripts/bench/minimal.ts: fewest
+ * round trips, linked records cached per data version; reads only).
  *
  *   npm run bench -- [--database-url mysql://…] [--duration 5] [--rounds 3]
  *                    [--connections 1,10] [--sets list,month,page200,search,id,slug,create]
@@ -9,11 +12,12 @@
  *                    [--no-pin] [--json FILE]
  *
  * Seed the database first (`npm run seed -- --events 100000 …`). The bench
- * builds dist/ when it is missing or older than src/, starts both servers
+ * builds dist/ when it is missing or older than src/, starts the three servers
  * (pinned to core 0; the load generator, this process, to core 1), checks
- * that they answer every request set with the same status, list headers and
- * JSON bytes, warms up, then measures each set and connection count over
- * several rounds, alternating which server goes first. Events it creates are
+ * that both references answer every request set they serve with the
+ * service's status, list headers and JSON bytes, warms up, then measures each
+ * set and connection count over several rounds, rotating which server goes
+ * first. Events it creates are
  * removed again. `--scaling` also measures the default list and page 200 on
  * calendar_bench_1k … _1m (seeded when missing or of the wrong size).
  * `--smoke`: one round of 1 s on a few sets, for CI.
@@ -40,9 +44,17 @@ import {
   startServer,
   stopAll,
   stopServer,
-  transpileBaseline,
+  transpileReferences,
 } from './bench/processes';
-import { fixed, resultTable, ResultRow, ScalingRow, scalingTable, table } from './bench/report';
+import {
+  fixed,
+  ratioTable,
+  resultTable,
+  ResultRow,
+  ScalingRow,
+  scalingTable,
+  table,
+} from './bench/report';
 import {
   BENCH_AUTHOR_ID,
   cleanupCreated,
@@ -63,6 +75,11 @@ const SCALING_SIZES: Record<string, number> = {
   '1m': 1_000_000,
 };
 const SMOKE_SETS: SetKey[] = ['list', 'page200', 'id', 'create'];
+/** What the minimal raw server answers (it does not write). */
+export const MINIMAL_SETS: SetKey[] = ['list', 'month', 'page200', 'search', 'id', 'slug'];
+
+type ServerKey = 'ours' | 'baseline' | 'minimal';
+type Reference = 'baseline' | 'minimal';
 
 export interface BenchOptions {
   databaseUrl: string;
@@ -83,9 +100,25 @@ export interface BenchOptions {
 export interface BenchReport {
   machine: Record<string, string>;
   dataSizes: Record<string, number>;
-  comparisons: Array<{ set: SetKey; ok: boolean; status: number; bytes: number; diff?: string }>;
+  /** The service against each reference, set by set (the minimal server: reads only). */
+  comparisons: Array<{
+    set: SetKey;
+    reference: Reference;
+    ok: boolean;
+    status: number;
+    bytes: number;
+    diff?: string;
+  }>;
   equal: boolean;
-  rows: Array<{ set: SetKey; connections: number; ours: Aggregate; baseline: Aggregate }>;
+  rows: Array<{
+    set: SetKey;
+    connections: number;
+    ours: Aggregate;
+    baseline: Aggregate;
+    /** Absent for the sets the minimal server does not answer (create). */
+    minimal?: Aggregate;
+  }>;
+  ratioTable?: string;
   table?: string;
   scaling?: Array<{
     size: string;
@@ -93,6 +126,7 @@ export interface BenchReport {
     set: SetKey;
     ours: Aggregate;
     baseline: Aggregate;
+    minimal: Aggregate;
   }>;
   scalingTable?: string;
   errors: number;
@@ -242,12 +276,21 @@ interface Settings {
 interface Pair {
   ours: Server;
   baseline: Server;
+  minimal: Server;
 }
 
+interface Files {
+  entry: string;
+  baseline: string;
+  minimal: string;
+  logDir: string;
+}
+
+/** The service and the two reference servers, on the same database and settings. */
 async function startPair(
   databaseUrl: string,
   settings: Settings,
-  files: { entry: string; baseline: string; logDir: string },
+  files: Files,
   core: number | undefined,
   tag: string,
 ): Promise<Pair> {
@@ -275,27 +318,32 @@ async function startPair(
     logFile: join(files.logDir, `service-${tag}.log`),
     ready: serviceReady,
   });
+  const references: Server[] = [];
   try {
-    const basePort = await freePort();
-    const baseline = await startServer({
-      name: 'baseline',
-      port: basePort,
-      args: [files.baseline],
-      env: { ...common, PORT: String(basePort), BASELINE_CODE_ROOT: join(ROOT, 'dist') },
-      core,
-      logFile: join(files.logDir, `baseline-${tag}.log`),
-      ready: baselineReady,
-    });
-    return { ours, baseline };
+    for (const name of ['baseline', 'minimal'] as const) {
+      const port = await freePort();
+      references.push(
+        await startServer({
+          name,
+          port,
+          args: [files[name]],
+          env: { ...common, PORT: String(port), BASELINE_CODE_ROOT: join(ROOT, 'dist') },
+          core,
+          logFile: join(files.logDir, `${name}-${tag}.log`),
+          ready: baselineReady,
+        }),
+      );
+    }
+    return { ours, baseline: references[0], minimal: references[1] };
   } catch (error) {
-    await stopServer(ours);
+    await Promise.all([ours, ...references].map((server) => stopServer(server)));
     throw error;
   }
 }
 
 async function stopPair(pair: Pair | undefined): Promise<void> {
   if (!pair) return;
-  await Promise.all([stopServer(pair.ours), stopServer(pair.baseline)]);
+  await Promise.all([stopServer(pair.ours), stopServer(pair.baseline), stopServer(pair.minimal)]);
 }
 
 /** An editor (sub BENCH_AUTHOR_ID) signed with the servers' secret: its creates are the bench's. */
@@ -317,16 +365,24 @@ interface Measure {
   db: Connection;
 }
 
+const SERVERS: ServerKey[] = ['ours', 'baseline', 'minimal'];
+/** The tags of the create bodies: of the same length, so all servers parse bodies of the same size. */
+const TAGS: Record<ServerKey, string> = { ours: 'ours', baseline: 'base', minimal: 'mini' };
+
+/**
+ * One run of the set per server that answers it, the servers in rotated
+ * order (`turn` 0 starts with the service, 1 with the baseline, …).
+ */
 async function measure(
   m: Measure,
   set: RequestSet,
   connections: number,
   seconds: number,
-  first: 'ours' | 'baseline',
-): Promise<{ ours: RunResult; baseline: RunResult }> {
-  const order =
-    first === 'ours' ? (['ours', 'baseline'] as const) : (['baseline', 'ours'] as const);
-  const results: Partial<Record<'ours' | 'baseline', RunResult>> = {};
+  turn: number,
+): Promise<{ ours: RunResult; baseline: RunResult; minimal?: RunResult }> {
+  const names = SERVERS.filter((name) => name !== 'minimal' || MINIMAL_SETS.includes(set.key));
+  const order = names.map((_, i) => names[(i + turn) % names.length]);
+  const results: Partial<Record<ServerKey, RunResult>> = {};
   for (const name of order) {
     const server = m.pair[name];
     results[name] = await runLoad({
@@ -336,36 +392,40 @@ async function measure(
       connections,
       seconds,
       token: m.token,
-      // Same length, so both servers parse bodies of the same size.
-      tag: name === 'ours' ? 'ours' : 'base',
+      tag: TAGS[name],
       counter: m.counter,
     });
   }
-  return results as { ours: RunResult; baseline: RunResult };
+  return results as { ours: RunResult; baseline: RunResult; minimal?: RunResult };
 }
 
+/** The service against the baseline on every set, then against the minimal server on its sets. */
 async function verify(
   sets: RequestSet[],
   pair: Pair,
   token: string,
   db: Connection,
   log: (line: string) => void,
-): Promise<Comparison[]> {
-  const comparisons = await compareServers(
-    sets,
-    { name: 'service', port: pair.ours.port },
-    { name: 'baseline', port: pair.baseline.port },
-    token,
-    async () => void (await cleanupCreated(db)),
-  );
-  await cleanupCreated(db);
-  for (const c of comparisons) {
-    log(
-      `  ${c.ok ? 'same' : 'DIFFERENT'}  ${c.set.key.padEnd(8)} ${c.set.method} ${c.set.path}  (${c.status}, ${c.bytes} bytes)`,
+): Promise<Array<Comparison & { reference: Reference }>> {
+  const all: Array<Comparison & { reference: Reference }> = [];
+  for (const reference of ['baseline', 'minimal'] as const) {
+    const comparisons = await compareServers(
+      reference === 'minimal' ? sets.filter((set) => MINIMAL_SETS.includes(set.key)) : sets,
+      { name: 'service', port: pair.ours.port },
+      { name: reference, port: pair[reference].port },
+      token,
+      async () => void (await cleanupCreated(db)),
     );
-    if (!c.ok) log(`    ${(c.diff ?? '').split('\n').join('\n    ')}`);
+    await cleanupCreated(db);
+    for (const c of comparisons) {
+      log(
+        `  ${c.ok ? 'same' : 'DIFFERENT'}  ${reference.padEnd(8)} ${c.set.key.padEnd(8)} ${c.set.method} ${c.set.path}  (${c.status}, ${c.bytes} bytes)`,
+      );
+      if (!c.ok) log(`    ${(c.diff ?? '').split('\n').join('\n    ')}`);
+      all.push({ ...c, reference });
+    }
   }
-  return comparisons;
+  return all;
 }
 
 /** Seeds calendar_bench_<size> (with --reset) unless it holds exactly `events` events. */
@@ -453,9 +513,9 @@ export async function runBench(
   const pinned = options.pin && hasTaskset() && cpus().length >= 2;
   const core = pinned ? 0 : undefined;
   const entry = ensureBuilt(ROOT, log);
-  const files = {
+  const files: Files = {
     entry,
-    baseline: transpileBaseline(ROOT),
+    ...transpileReferences(ROOT),
     logDir: mkdtempSync(join(tmpdir(), 'calendar-bench-')),
   };
   const token = await editorToken(settings.secret);
@@ -500,12 +560,14 @@ export async function runBench(
       options.sets.includes(set.key),
     );
     log(
-      `service pid ${pair.ours.pid} port ${pair.ours.port}; baseline pid ${pair.baseline.pid} port ${pair.baseline.port}`,
+      `service pid ${pair.ours.pid} port ${pair.ours.port}; baseline pid ${pair.baseline.pid} port ${pair.baseline.port}; ` +
+        `minimal pid ${pair.minimal.pid} port ${pair.minimal.port}`,
     );
     log('byte-equality check (status, list headers, body):');
     const comparisons = await verify(sets, pair, token, db, log);
     report.comparisons = comparisons.map((c) => ({
       set: c.set.key,
+      reference: c.reference,
       ok: c.ok,
       status: c.status,
       bytes: c.bytes,
@@ -516,7 +578,12 @@ export async function runBench(
       log('the servers answer differently: not timing them');
       return report;
     }
-    log(`byte-equality: all ${comparisons.length} set(s) identical`);
+    const against = (reference: Reference) =>
+      comparisons.filter((c) => c.reference === reference).length;
+    log(
+      `byte-equality: all ${comparisons.length} comparison(s) identical ` +
+        `(${sets.length} set(s) against the baseline, ${against('minimal')} against the minimal server)`,
+    );
     if (pinned) pinSelf(1);
 
     const m: Measure = { pair, token, counter: { n: 0 }, db };
@@ -525,21 +592,19 @@ export async function runBench(
         `warming up (${options.warmup} s per set and server, ${Math.max(...options.connections)} connections)…`,
       );
       for (const set of sets)
-        await measure(m, set, Math.max(...options.connections), options.warmup, 'ours');
+        await measure(m, set, Math.max(...options.connections), options.warmup, 0);
       report.created += await removeCreated(db);
     }
-    const runs = new Map<string, { ours: RunResult[]; baseline: RunResult[] }>();
+    const runs = new Map<string, Record<ServerKey, RunResult[]>>();
     for (let round = 0; round < options.rounds; round++) {
       log(`round ${round + 1}/${options.rounds}…`);
       for (const set of sets) {
         for (const connections of options.connections) {
-          const first =
-            (round + options.connections.indexOf(connections)) % 2 === 0 ? 'ours' : 'baseline';
-          const result = await measure(m, set, connections, options.duration, first);
+          const turn = round + options.connections.indexOf(connections);
+          const result = await measure(m, set, connections, options.duration, turn);
           const key = `${set.key}/${connections}`;
-          const entry = runs.get(key) ?? { ours: [], baseline: [] };
-          entry.ours.push(result.ours);
-          entry.baseline.push(result.baseline);
+          const entry = runs.get(key) ?? { ours: [], baseline: [], minimal: [] };
+          for (const name of SERVERS) if (result[name]) entry[name].push(result[name]);
           runs.set(key, entry);
         }
         if (set.key === 'create') report.created += await removeCreated(db);
@@ -555,18 +620,28 @@ export async function runBench(
           connections,
           ours: aggregate(entry.ours),
           baseline: aggregate(entry.baseline),
+          ...(entry.minimal.length > 0 ? { minimal: aggregate(entry.minimal) } : {}),
         };
         report.rows.push(row);
         rows.push({ ...row, set: set.label });
-        report.errors += row.ours.errors + row.baseline.errors;
-        report.non2xx += row.ours.non2xx + row.baseline.non2xx;
+        for (const result of [row.ours, row.baseline, row.minimal]) {
+          report.errors += result?.errors ?? 0;
+          report.non2xx += result?.non2xx ?? 0;
+        }
       }
     }
     report.table = resultTable(rows);
+    report.ratioTable = ratioTable(rows);
     log('');
     log(report.table);
     log(
-      `(p50/p99: response time over all rounds; RSS: the server's peak; CPU ms/req: the server's user + system CPU time per request; ours/base: requests/s ratio service/baseline)`,
+      `(p50/p99: response time over all rounds; RSS: the server's peak; CPU ms/req: the server's user + system CPU time per request; ` +
+        `ours/base, ours/min: requests/s ratio service/baseline and service/minimal server)`,
+    );
+    log('');
+    log(report.ratioTable);
+    log(
+      '(service ÷ reference: req/s above 1 is faster than the reference, p99 and CPU ms/req below 1 are better; — : the minimal server does not create)',
     );
     await stopPair(pair);
     pair = undefined;
@@ -584,7 +659,7 @@ export async function runBench(
 async function runScaling(
   options: BenchOptions,
   settings: Settings,
-  files: { entry: string; baseline: string; logDir: string },
+  files: Files,
   core: number | undefined,
   token: string,
   report: BenchReport,
@@ -593,7 +668,7 @@ async function runScaling(
   log('\nscaling: the default list and page 200 per data size (1 connection)');
   report.scaling = [];
   const rows: ScalingRow[] = [];
-  const firsts = new Map<SetKey, { ours: Aggregate; baseline: Aggregate }>();
+  const firsts = new Map<SetKey, { ours: Aggregate; baseline: Aggregate; minimal: Aggregate }>();
   for (const size of options.sizes) {
     const events = SCALING_SIZES[size];
     const url = withDatabase(options.databaseUrl, `calendar_bench_${size}`);
@@ -618,28 +693,25 @@ async function runScaling(
         continue;
       }
       const m: Measure = { pair, token, counter: { n: 0 }, db };
-      if (options.warmup > 0)
-        for (const set of sets) await measure(m, set, 1, options.warmup, 'ours');
+      if (options.warmup > 0) for (const set of sets) await measure(m, set, 1, options.warmup, 0);
       for (const set of sets) {
-        const ours: RunResult[] = [];
-        const baseline: RunResult[] = [];
+        const runs: Record<ServerKey, RunResult[]> = { ours: [], baseline: [], minimal: [] };
         for (let round = 0; round < options.rounds; round++) {
-          const result = await measure(
-            m,
-            set,
-            1,
-            options.duration,
-            round % 2 === 0 ? 'ours' : 'baseline',
-          );
-          ours.push(result.ours);
-          baseline.push(result.baseline);
+          const result = await measure(m, set, 1, options.duration, round);
+          for (const name of SERVERS) if (result[name]) runs[name].push(result[name]);
         }
-        const row = { ours: aggregate(ours), baseline: aggregate(baseline) };
+        const row = {
+          ours: aggregate(runs.ours),
+          baseline: aggregate(runs.baseline),
+          minimal: aggregate(runs.minimal),
+        };
         if (!firsts.has(set.key)) firsts.set(set.key, row);
         report.scaling.push({ size, events, set: set.key, ...row });
         rows.push({ size, set: set.label, ...row, first: firsts.get(set.key) });
-        report.errors += row.ours.errors + row.baseline.errors;
-        report.non2xx += row.ours.non2xx + row.baseline.non2xx;
+        for (const result of [row.ours, row.baseline, row.minimal]) {
+          report.errors += result.errors;
+          report.non2xx += result.non2xx;
+        }
       }
     } finally {
       await stopPair(pair);
@@ -678,7 +750,10 @@ async function main(): Promise<number> {
       table(
         ['summary', 'value'],
         [
-          ['byte-equality', `${report.comparisons.length}/${report.comparisons.length} sets`],
+          [
+            'byte-equality',
+            `${report.comparisons.length}/${report.comparisons.length} comparisons`,
+          ],
           ['errors/non-2xx', `${report.errors}/${report.non2xx}`],
           ['bench events removed', fixed(report.created, 0)],
         ],

@@ -27,7 +27,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
+import type { Pool, PoolConnection, PoolOptions, RowDataPacket } from 'mysql2/promise';
 
 type EventMapperModule = typeof import('../../src/events/event.mapper');
 type TermMapperModule = typeof import('../../src/terms/term.mapper');
@@ -61,7 +61,7 @@ type Language = import('../../src/i18n/language').Language;
 type ContentMapOptions = import('../../src/posts/content-record').ContentMapOptions;
 
 /** The pure functions the baseline shares with the service. */
-interface Code {
+export interface Code {
   eventMapper: EventMapperModule;
   termMapper: TermMapperModule;
   venueMapper: VenueMapperModule;
@@ -81,7 +81,7 @@ interface Code {
   listPage: ListPageModule;
 }
 
-async function loadCode(root: string): Promise<Code> {
+export async function loadCode(root: string): Promise<Code> {
   const load = async <M>(path: string): Promise<M> => (await import(join(root, path))) as M;
   return {
     eventMapper: await load('events/event.mapper'),
@@ -137,7 +137,7 @@ const PARALLEL_PAGE_MAX_OFFSET = 10_000;
 
 /* ---- SQL: the service's statements (TypeORM's column lists, without its aliases) ---- */
 
-const EVENT_COLUMNS = [
+export const EVENT_COLUMNS = [
   'id', 'author_id', 'status', 'published_at', 'modified_at', 'image_id', 'image_url',
   'timezone', 'start_local', 'end_local', 'start_at', 'end_at', 'all_day', 'cost', 'website',
   'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'ticketed',
@@ -173,7 +173,7 @@ function withTranslationsSql(
   );
 }
 
-const SQL = {
+export const SQL = {
   version: 'SELECT `id`, `version` AS `v_version` FROM `data_version` WHERE `id` IN (?)',
   bumpVersion: 'UPDATE `data_version` SET `version` = `version` + 1 WHERE `id` = 1',
   termIdsBySlug: (n: number) =>
@@ -234,13 +234,13 @@ const SQL = {
 };
 
 /** The events-list WHERE clause, as eventListQuery builds it for the filters the bench sends. */
-interface ListFilters {
+export interface ListFilters {
   window: { startMin?: number; startMax?: number; endMin?: number; endMax?: number };
   search?: { words: string[]; language: Language };
   categoryIds?: number[];
 }
 
-function listWhere(filters: ListFilters, code: Code): { from: string; where: string; params: unknown[] } {
+export function listWhere(filters: ListFilters, code: Code): { from: string; where: string; params: unknown[] } {
   const params: unknown[] = [];
   let from = '`events` `e`';
   const joinParams: unknown[] = [];
@@ -291,8 +291,8 @@ function listWhere(filters: ListFilters, code: Code): { from: string; where: str
 
 /* ---- rows → the plain objects the service's entities would be ---- */
 
-type Row = RowDataPacket & Record<string, unknown>;
-const num = (value: unknown): number => Number(value);
+export type Row = RowDataPacket & Record<string, unknown>;
+export const num = (value: unknown): number => Number(value);
 const numOrNull = (value: unknown): number | null => (value === null ? null : Number(value));
 const bool = (value: unknown): boolean => Boolean(value);
 const str = (value: unknown): string | null => (value === null ? null : String(value));
@@ -325,36 +325,40 @@ function grouped<R extends { translations: unknown[] }>(
   return records;
 }
 
+/** An events row (columns `r_<name>`) as the Event entity, with these translations. */
+export function eventFromRow(row: Row, translations: EventTranslation[]): Event {
+  return {
+    ...postFields(row),
+    timezone: String(row.r_timezone),
+    startLocal: String(row.r_start_local),
+    endLocal: String(row.r_end_local),
+    startAt: num(row.r_start_at),
+    endAt: num(row.r_end_at),
+    allDay: bool(row.r_all_day),
+    cost: str(row.r_cost),
+    website: str(row.r_website),
+    showMap: bool(row.r_show_map),
+    showMapLink: bool(row.r_show_map_link),
+    hideFromListings: bool(row.r_hide_from_listings),
+    sticky: bool(row.r_sticky),
+    featured: bool(row.r_featured),
+    ticketed: bool(row.r_ticketed),
+    parentId: numOrNull(row.r_parent_id),
+    passwordHash: str(row.r_password_hash),
+    venueId: numOrNull(row.r_venue_id),
+    recurrence: str(row.r_recurrence),
+    seriesId: numOrNull(row.r_series_id),
+    occurrenceDate: str(row.r_occurrence_date),
+    detached: bool(row.r_detached),
+    materializedUntil: str(row.r_materialized_until),
+    translations,
+  } as unknown as Event;
+}
+
 function eventsFromRows(rows: Row[]): Map<number, Event> {
   return grouped(
     rows,
-    (row) =>
-      ({
-        ...postFields(row),
-        timezone: String(row.r_timezone),
-        startLocal: String(row.r_start_local),
-        endLocal: String(row.r_end_local),
-        startAt: num(row.r_start_at),
-        endAt: num(row.r_end_at),
-        allDay: bool(row.r_all_day),
-        cost: str(row.r_cost),
-        website: str(row.r_website),
-        showMap: bool(row.r_show_map),
-        showMapLink: bool(row.r_show_map_link),
-        hideFromListings: bool(row.r_hide_from_listings),
-        sticky: bool(row.r_sticky),
-        featured: bool(row.r_featured),
-        ticketed: bool(row.r_ticketed),
-        parentId: numOrNull(row.r_parent_id),
-        passwordHash: str(row.r_password_hash),
-        venueId: numOrNull(row.r_venue_id),
-        recurrence: str(row.r_recurrence),
-        seriesId: numOrNull(row.r_series_id),
-        occurrenceDate: str(row.r_occurrence_date),
-        detached: bool(row.r_detached),
-        materializedUntil: str(row.r_materialized_until),
-        translations: [],
-      }) as unknown as Event,
+    (row) => eventFromRow(row, []),
     (row) =>
       ({
         id: num(row.t_id),
@@ -368,7 +372,7 @@ function eventsFromRows(rows: Row[]): Map<number, Event> {
   );
 }
 
-function termsFromRows(rows: Row[]): Map<number, Term> {
+export function termsFromRows(rows: Row[]): Map<number, Term> {
   return grouped(
     rows,
     (row) =>
@@ -408,7 +412,7 @@ function contentTranslation(row: Row, owner: string) {
   };
 }
 
-function venuesFromRows(rows: Row[]): Map<number, Venue> {
+export function venuesFromRows(rows: Row[]): Map<number, Venue> {
   return grouped(
     rows,
     (row) =>
@@ -433,7 +437,7 @@ function venuesFromRows(rows: Row[]): Map<number, Venue> {
   );
 }
 
-function organizersFromRows(rows: Row[]): Map<number, Organizer> {
+export function organizersFromRows(rows: Row[]): Map<number, Organizer> {
   return grouped(
     rows,
     (row) =>
@@ -450,7 +454,7 @@ function organizersFromRows(rows: Row[]): Map<number, Organizer> {
 
 /* ---- the server ---- */
 
-class HttpError extends Error {
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -465,21 +469,17 @@ interface LinkRows {
   organizerLinks: Row[];
 }
 
-interface Ctx {
+export interface Ctx {
   language: Language;
   user?: AuthUser;
   apiUrl: string;
   host: string;
 }
 
-export async function startBaseline(options: BaselineOptions): Promise<Baseline> {
-  const code = await loadCode(options.codeRoot);
-  const { createPool } = await import('mysql2/promise');
-  const { jwtVerify } = await import('jose');
-  const { DateTime } = await import('luxon');
-  const url = new URL(options.databaseUrl);
-  // The options TypeORM gives mysql2 (MysqlDriver.createConnectionOptions) plus the service's.
-  const pool: Pool = createPool({
+/** The options TypeORM gives mysql2 (MysqlDriver.createConnectionOptions) plus the service's. */
+export function poolOptions(databaseUrl: string, connectionLimit: number): PoolOptions {
+  const url = new URL(databaseUrl);
+  return {
     host: url.hostname,
     port: Number(url.port || 3306),
     user: decodeURIComponent(url.username),
@@ -491,12 +491,20 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     supportBigNumbers: true,
     bigNumberStrings: true,
     stringifyObjects: true,
-    connectionLimit: options.connectionLimit ?? 10,
+    connectionLimit,
     maxIdle: 5,
     idleTimeout: 60_000,
     enableKeepAlive: true,
     keepAliveInitialDelay: 10_000,
-  });
+  };
+}
+
+export async function startBaseline(options: BaselineOptions): Promise<Baseline> {
+  const code = await loadCode(options.codeRoot);
+  const { createPool } = await import('mysql2/promise');
+  const { jwtVerify } = await import('jose');
+  const { DateTime } = await import('luxon');
+  const pool: Pool = createPool(poolOptions(options.databaseUrl, options.connectionLimit ?? 10));
 
   const siteUrl = options.publicSiteUrl.replace(/\/+$/, '');
   const siteZone = options.siteTimezone;
@@ -702,7 +710,7 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
       (event) => ({ blanked: isLocked(event, ctx, password) }),
       links,
     );
-    return renderListPage('events', items, count, page, perPage, query, ctx, path);
+    return renderListPage(code, 'events', items, count, page, perPage, query, ctx, path);
   }
 
   /* ---- GET /events/:id, /events/by-slug/:slug ---- */
@@ -959,49 +967,50 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
       await pool.end();
     },
   };
+}
 
-  /* ListPageInterceptor.renderListPage, on the raw query string (same normalisation as pageUrl). */
-  function renderListPage(
-    key: string,
-    items: unknown[],
-    total: number,
-    page: number,
-    perPage: number,
-    query: URLSearchParams,
-    ctx: Ctx,
-    path: string,
-  ) {
-    const pages = code.listPage.totalPages(total, perPage);
-    const url = (p: number | undefined) => pageUrl(query, ctx, path, p);
-    const next = page < pages ? url(page + 1) : undefined;
-    const previous = page > 1 && page - 1 <= Math.max(pages, 1) ? url(page - 1 > 1 ? page - 1 : undefined) : undefined;
-    const headers: Record<string, string> = { 'X-Total': String(total), 'X-TotalPages': String(pages) };
-    const links = [next && `<${next}>; rel="next"`, previous && `<${previous}>; rel="prev"`].filter(Boolean);
-    if (links.length > 0) headers.Link = links.join(', ');
-    return {
-      headers,
-      body: {
-        [key]: items,
-        rest_url: url(page),
-        ...(next ? { next_rest_url: next } : {}),
-        ...(previous ? { previous_rest_url: previous } : {}),
-        total,
-        total_pages: pages,
-        ...(key === 'events' ? { ical_url: feedUrl(query, ctx, path) } : {}),
-      },
-    };
-  }
+/** ListPageInterceptor.renderListPage, on the raw query string (same normalisation as pageUrl). */
+export function renderListPage(
+  code: Pick<Code, 'listPage'>,
+  key: string,
+  items: unknown[],
+  total: number,
+  page: number,
+  perPage: number,
+  query: URLSearchParams,
+  ctx: Ctx,
+  path: string,
+) {
+  const pages = code.listPage.totalPages(total, perPage);
+  const url = (p: number | undefined) => pageUrl(query, ctx, path, p);
+  const next = page < pages ? url(page + 1) : undefined;
+  const previous = page > 1 && page - 1 <= Math.max(pages, 1) ? url(page - 1 > 1 ? page - 1 : undefined) : undefined;
+  const headers: Record<string, string> = { 'X-Total': String(total), 'X-TotalPages': String(pages) };
+  const links = [next && `<${next}>; rel="next"`, previous && `<${previous}>; rel="prev"`].filter(Boolean);
+  if (links.length > 0) headers.Link = links.join(', ');
+  return {
+    headers,
+    body: {
+      [key]: items,
+      rest_url: url(page),
+      ...(next ? { next_rest_url: next } : {}),
+      ...(previous ? { previous_rest_url: previous } : {}),
+      total,
+      total_pages: pages,
+      ...(key === 'events' ? { ical_url: feedUrl(query, ctx, path) } : {}),
+    },
+  };
 }
 
 /** feedUrl of list-page.interceptor.ts: `<path>.ics`, without the paging parameters and `password`. */
-function feedUrl(query: URLSearchParams, ctx: Ctx, path: string): string {
+export function feedUrl(query: URLSearchParams, ctx: Ctx, path: string): string {
   const [base, search = ''] = pageUrl(query, ctx, path, undefined).split('?');
   const kept = search.split('&').filter((pair) => pair !== '' && !/^(per_page|password)=/.test(pair));
   return `${base}.ics${kept.length > 0 ? `?${kept.join('&')}` : ''}`;
 }
 
 /** pageUrl of list-page.interceptor.ts: parameters as sent (repeated keys comma-joined), `page` last. */
-function pageUrl(query: URLSearchParams, ctx: Ctx, path: string, page: number | undefined): string {
+export function pageUrl(query: URLSearchParams, ctx: Ctx, path: string, page: number | undefined): string {
   const values = new Map<string, string[]>();
   for (const [key, value] of query) {
     const name = key.endsWith('[]') ? key.slice(0, -2) : key;

@@ -98,31 +98,36 @@ export async function serviceReady(port: number): Promise<boolean> {
   return response.status === 200;
 }
 
-/** The baseline answers 404 for anything outside its routes once it listens. */
+/** The reference servers answer 404 for anything outside their routes once they listen. */
 export async function baselineReady(port: number): Promise<boolean> {
   const response = await sendRaw({ port, method: 'GET', path: '/', timeoutMs: 2000 });
   return response.status === 404;
 }
 
 /**
- * Transpiles scripts/bench/baseline.ts to plain JavaScript (types stripped;
- * it has no local value imports) next to node_modules, so the baseline runs
- * on plain node like the built service: no ts-node or compiler in its memory.
+ * Transpiles the two reference servers, scripts/bench/baseline.ts and
+ * scripts/bench/minimal.ts (which imports the baseline's row converters), to
+ * plain JavaScript (types stripped) side by side next to node_modules, so
+ * they run on plain node like the built service: no ts-node or compiler in
+ * their memory.
  */
-export function transpileBaseline(root: string): string {
-  const source = readFileSync(join(root, 'scripts/bench/baseline.ts'), 'utf8');
-  const output = ts.transpileModule(source, {
-    compilerOptions: {
-      module: ts.ModuleKind.CommonJS,
-      target: ts.ScriptTarget.ES2022,
-      esModuleInterop: true,
-    },
-    fileName: 'baseline.ts',
-  });
+export function transpileReferences(root: string): { baseline: string; minimal: string } {
   const dir = join(root, 'node_modules/.cache/calendar-bench');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'baseline.js');
-  writeFileSync(file, output.outputText);
-  if (!existsSync(file)) throw new Error('could not write the transpiled baseline');
-  return file;
+  const transpile = (name: string) => {
+    const source = readFileSync(join(root, `scripts/bench/${name}.ts`), 'utf8');
+    const output = ts.transpileModule(source, {
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+      },
+      fileName: `${name}.ts`,
+    });
+    const file = join(dir, `${name}.js`);
+    writeFileSync(file, output.outputText);
+    if (!existsSync(file)) throw new Error(`could not write the transpiled ${name} server`);
+    return file;
+  };
+  return { baseline: transpile('baseline'), minimal: transpile('minimal') };
 }

@@ -7,8 +7,9 @@ import { onServer, runScript, ScriptRun, scratchDatabase } from './helpers/scrip
 /*
  * `npm run bench -- --smoke` end to end, on MySQL/MariaDB only: a database of
  * its own, seeded with a tiny dataset by `npm run seed`, then the bench on two
- * request sets. The servers must answer the same bytes, the table must be
- * printed and no request may fail. Timings are not checked.
+ * request sets. Both reference servers (the same-SQL baseline and the minimal
+ * raw server) must answer the service's bytes, the tables must be printed and
+ * no request may fail. Timings are not checked.
  */
 
 const SECRET = 'bench-smoke-secret-that-is-long-enough-0123456789';
@@ -79,20 +80,27 @@ describeMysql(title, () => {
     });
   });
 
-  it('finds both servers answering the same bytes for every set before timing', () => {
-    expect(report.comparisons.map((c) => [c.set, c.ok, c.status, c.diff])).toEqual([
-      ['list', true, 200, undefined],
-      ['id', true, 200, undefined],
+  it('finds both references answering the same bytes as the service for every set before timing', () => {
+    expect(report.comparisons.map((c) => [c.reference, c.set, c.ok, c.status, c.diff])).toEqual([
+      ['baseline', 'list', true, 200, undefined],
+      ['baseline', 'id', true, 200, undefined],
+      ['minimal', 'list', true, 200, undefined],
+      ['minimal', 'id', true, 200, undefined],
     ]);
     expect(report.equal).toBe(true);
-    expect(run.output).toContain('byte-equality: all 2 set(s) identical');
+    expect(run.output).toContain(
+      'byte-equality: all 4 comparison(s) identical (2 set(s) against the baseline, 2 against the minimal server)',
+    );
   });
 
   it('prints the machine, the data sizes and the results table', () => {
     expect(run.output).toMatch(/machine: cpu .+; cores \d+; node v\d+/);
     expect(run.output).toContain('events 300,');
     expect(run.output).toMatch(
-      /\| request set +\| server +\| conn \| req\/s \| p50 ms \| p99 ms \| err\/non-2xx \| RSS MB \| CPU ms\/req \| ours\/base \|/,
+      /\| request set +\| server +\| conn \| req\/s \| p50 ms \| p99 ms \| err\/non-2xx \| RSS MB \| CPU ms\/req \| ours\/base \| ours\/min \|/,
+    );
+    expect(run.output).toMatch(
+      /\| request set +\| conn \| req\/s ours\/base \| req\/s ours\/min \| p99 ms ours \| p99 ours\/base \| p99 ours\/min \| CPU ms\/req ours \| CPU ours\/base \| CPU ours\/min \|/,
     );
     expect(report.dataSizes.events).toBe(300);
     expect(report.rows.map((row) => [row.set, row.connections])).toEqual([
@@ -104,10 +112,12 @@ describeMysql(title, () => {
     for (const row of report.rows) {
       expect(row.ours.requests).toBeGreaterThan(0);
       expect(row.baseline.requests).toBeGreaterThan(0);
+      expect(row.minimal?.requests).toBeGreaterThan(0);
       expect(row.ours.maxRssMb).toBeGreaterThan(0);
       // Hundreds of requests cost the server more than one 10 ms CPU tick.
       expect(row.ours.cpuMsPerRequest).toBeGreaterThan(0);
       expect(row.baseline.cpuMsPerRequest).toBeGreaterThan(0);
+      expect(row.minimal?.cpuMsPerRequest).toBeGreaterThan(0);
     }
   });
 
