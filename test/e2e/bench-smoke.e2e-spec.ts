@@ -59,14 +59,15 @@ describeMysql(title, () => {
       'scripts/bench.ts',
       ['--smoke', '--database-url', db.url, '--sets', 'list,id', '--warmup', '0.3', '--json', json],
       env,
-      90_000,
+      // It may build dist/ first (CI starts without one), then starts three servers.
+      180_000,
     );
     try {
       report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
     } catch {
       throw new Error(`the bench wrote no report (exit ${run.code}):\n${run.output}`);
     }
-  }, 150_000);
+  }, 300_000);
 
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
