@@ -492,6 +492,8 @@ export function poolOptions(databaseUrl: string, connectionLimit: number): PoolO
     bigNumberStrings: true,
     stringifyObjects: true,
     connectionLimit,
+    // As the service since 5b568ee: no stack trace captured per query.
+    trace: false,
     maxIdle: 5,
     idleTimeout: 60_000,
     enableKeepAlive: true,
