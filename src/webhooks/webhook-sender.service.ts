@@ -370,7 +370,9 @@ export class WebhookSender
       try {
         const disabled = await writeTransaction(this.dataSource, async (manager) => {
           const off: number[] = [];
+          await this.storeDelivered(manager, batch.filter(isDelivered));
           for (const outcome of batch) {
+            if (isDelivered(outcome)) continue;
             if (await this.store(manager, outcome)) off.push(outcome.row.endpoint_id);
           }
           return off;
@@ -388,19 +390,61 @@ export class WebhookSender
   }
 
   /**
-   * One attempt's outcome, if this sender still holds the claim; whether it
-   * disabled the endpoint.
+   * Delivered attempts, the bulk of a busy sender's outcomes: one UPDATE per
+   * distinct answer (a receiver mostly answers alike) instead of one per
+   * delivery, for the rows this sender still holds; then the failure counts
+   * of their endpoints are reset where there is one to reset.
+   */
+  private async storeDelivered(manager: EntityManager, outcomes: Outcome[]): Promise<void> {
+    const byAnswer = new Map<string, Outcome[]>();
+    for (const outcome of outcomes) {
+      const key = JSON.stringify([outcome.result.statusCode, outcome.result.response]);
+      byAnswer.set(key, [...(byAnswer.get(key) ?? []), outcome]);
+    }
+    for (const group of byAnswer.values()) {
+      const { statusCode, response } = group[0].result;
+      const ids = group.map((outcome) => outcome.row.id);
+      const marks = ids.map(() => '?').join(', ');
+      await manager.query(
+        "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, forced = 0, " +
+          'last_status_code = ?, last_response = ?, last_error = NULL, ' +
+          `last_attempt_ms = CASE id ${ids.map(() => 'WHEN ? THEN ?').join(' ')} END, ` +
+          'next_attempt_ms = NULL, lease_until_ms = NULL, lease_owner = NULL ' +
+          `WHERE id IN (${marks}) AND lease_owner = ?`,
+        [
+          statusCode,
+          response,
+          ...group.flatMap((outcome) => [outcome.row.id, outcome.attemptedAt]),
+          ...ids,
+          this.owner,
+        ],
+      );
+    }
+    // Only when there is a count to reset: the endpoint's row lock would make every
+    // content write that reads the endpoints with a lock wait for this batch.
+    const failing = new Set(
+      outcomes.filter((o) => o.row.consecutive_failures !== 0).map((o) => o.row.endpoint_id),
+    );
+    for (const endpointId of failing) {
+      await manager.query(
+        'UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0',
+        [endpointId],
+      );
+    }
+  }
+
+  /**
+   * One attempt's outcome (not delivered), if this sender still holds the
+   * claim; whether it disabled the endpoint.
    */
   private async store(
     manager: EntityManager,
     { row, result, attemptedAt }: Outcome,
   ): Promise<boolean> {
     const { retrySchedule, disableAfter } = this.config.webhooks;
-    const delivered =
-      result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const attempts = row.attempts + 1;
     const delay = retrySchedule[attempts - 1];
-    const status = delivered ? 'delivered' : delay !== undefined ? 'pending' : 'failed';
+    const status = delay !== undefined ? 'pending' : 'failed';
     const next =
       status === 'pending' ? Date.now() + Math.round(delay * (1 + Math.random() * JITTER)) : null;
     const update = await manager
@@ -421,18 +465,7 @@ export class WebhookSender
       })
       .where('id = :id AND lease_owner = :owner', { id: row.id, owner: this.owner })
       .execute();
-    if (!update.affected) return false;
-    if (delivered) {
-      // Only when there is a count to reset: the endpoint's row lock would make every
-      // content write that reads the endpoints with a lock wait for this batch.
-      if (row.consecutive_failures === 0) return false;
-      await manager.query(
-        'UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0',
-        [row.endpoint_id],
-      );
-      return false;
-    }
-    if (status !== 'failed') return false;
+    if (!update.affected || status !== 'failed') return false;
     await manager.query(
       'UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id = ?',
       [row.endpoint_id],
@@ -449,4 +482,9 @@ export class WebhookSender
       .execute();
     return Boolean(off.affected);
   }
+}
+
+/** A 2xx answer: the message is delivered. */
+function isDelivered({ result }: Outcome): boolean {
+  return result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
 }
