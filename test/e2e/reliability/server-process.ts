@@ -10,6 +10,7 @@ import { TEST_SECRET } from '../helpers/test-app';
  */
 
 const ENTRY = ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
+const START_TIMEOUT_MS = 90_000;
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -21,7 +22,6 @@ export interface ServerProcess {
   /** SIGTERM, then SIGKILL if still alive after `graceMs`. */
   stop: (graceMs?: number) => Promise<void>;
 }
-
 
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
@@ -66,14 +66,15 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
       clearTimeout(timer);
     },
   };
-  const deadline = Date.now() + 30_000;
+  // ts-node compiles src/ at each start: two starting at once on a busy 2-core machine took > 30 s.
+  const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited at start-up:\n${text}`);
     const res = await get(port, '/health/live').catch(() => undefined);
     if (res?.status === 200) return server;
     if (Date.now() > deadline) {
       await server.stop();
-      throw new Error(`the server did not start within 30 s:\n${text}`);
+      throw new Error(`the server did not start within ${START_TIMEOUT_MS / 1000} s:\n${text}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
