@@ -4,7 +4,12 @@
  *
  *   npm run seed -- --events 1000000 --venues 10000 --organizers 10000 \
  *                   --categories 50 --tags 200 [--seed 42] [--reset [--force]]
+ *   npm run seed -- --events 0 --series 10000 …   # recurring series with their occurrences
  *
+ * `--series N` adds N recurring series after the one-off events (docs/api.md
+ * §16): each series row with its RFC 5545 `recurrence` lines and its
+ * occurrences up to RECURRENCE_HORIZON_MONTHS (24) ahead, written as the
+ * service writes them (about 100 occurrences per series on average).
  * Applies pending migrations first. The tables must be empty, or `--reset`
  * empties them (only on a database whose name or file path contains "test" or
  * "bench", unless `--force`). The same options, seed and `--today` give the
@@ -22,6 +27,7 @@ import { emptyTables, nonEmptyTables, seedDatabase } from './seed/seed-database'
 
 interface Args {
   events: number;
+  series: number;
   venues: number;
   organizers: number;
   categories: number;
@@ -35,10 +41,10 @@ interface Args {
   force: boolean;
 }
 
-const USAGE = `usage: npm run seed -- [--events N] [--venues N] [--organizers N] [--categories N]
+const USAGE = `usage: npm run seed -- [--events N] [--series N] [--venues N] [--organizers N] [--categories N]
                      [--tags N] [--seed N] [--today YYYY-MM-DD] [--password TEXT]
                      [--batch N] [--rows-per-statement N] [--reset] [--force]
-defaults: --events ${DEFAULTS.events} --venues ${DEFAULTS.venues} --organizers ${DEFAULTS.organizers} \
+defaults: --events ${DEFAULTS.events} --series ${DEFAULTS.series} --venues ${DEFAULTS.venues} --organizers ${DEFAULTS.organizers} \
 --categories ${DEFAULTS.categories} --tags ${DEFAULTS.tags} --seed ${DEFAULTS.seed} --batch 5000`;
 
 class UsageError extends Error {}
@@ -46,6 +52,7 @@ class UsageError extends Error {}
 function parseArgs(argv: readonly string[]): Args {
   const args: Args = {
     events: DEFAULTS.events,
+    series: DEFAULTS.series,
     venues: DEFAULTS.venues,
     organizers: DEFAULTS.organizers,
     categories: DEFAULTS.categories,
@@ -59,6 +66,7 @@ function parseArgs(argv: readonly string[]): Args {
   };
   const counts = {
     '--events': 'events',
+    '--series': 'series',
     '--venues': 'venues',
     '--organizers': 'organizers',
     '--categories': 'categories',
@@ -159,10 +167,11 @@ async function main(argv: readonly string[]): Promise<void> {
 
     const plan = makePlan({
       ...args,
+      horizonMonths: Number(process.env.RECURRENCE_HORIZON_MONTHS || DEFAULTS.horizonMonths),
       jwtSecret: process.env.AUTH_JWT_SECRET,
     });
     console.log(
-      `seeding ${where.label}: ${plan.events} events, ${plan.venues} venues, ${plan.organizers} organizers, ` +
+      `seeding ${where.label}: ${plan.events} events, ${plan.series} series, ${plan.venues} venues, ${plan.organizers} organizers, ` +
         `${plan.categories} categories, ${plan.tags} tags (seed ${plan.seed}, ` +
         `today ${new Date(plan.now * 1000).toISOString().slice(0, 10)})`,
     );

@@ -50,9 +50,9 @@ export class BulkInserter {
     this.written.set(table.name, (this.written.get(table.name) ?? 0) + rows.length);
   }
 
-  /** `INSERT INTO t (a, b) VALUES (?, ?), (?, ?)…`, cached by table and row count. */
+  /** `INSERT INTO t (a, b) VALUES (?, ?), (?, ?)…`, cached by table, columns and row count. */
   private sql(table: TableSpec, rowCount: number): string {
-    const key = `${table.name}:${rowCount}`;
+    const key = `${table.name}:${table.columns.join(',')}:${rowCount}`;
     let sql = this.statements.get(key);
     if (sql === undefined) {
       const escape = (name: string) => this.runner.connection.driver.escape(name);

@@ -5,6 +5,10 @@ import { dayNumber, SECONDS_PER_DAY } from './time';
 export interface SeedPlan {
   seed: number;
   events: number;
+  /** Recurring series (docs/api.md §16), each with its occurrences up to the horizon. */
+  series: number;
+  /** RECURRENCE_HORIZON_MONTHS: how far ahead occurrences are materialized. */
+  horizonMonths: number;
   venues: number;
   organizers: number;
   categories: number;
@@ -22,6 +26,8 @@ export interface SeedPlan {
 export interface PlanInput {
   seed?: number;
   events?: number;
+  series?: number;
+  horizonMonths?: number;
   venues?: number;
   organizers?: number;
   categories?: number;
@@ -35,6 +41,8 @@ export interface PlanInput {
 export const DEFAULTS = {
   seed: 42,
   events: 1000,
+  series: 0,
+  horizonMonths: 24,
   venues: 100,
   organizers: 100,
   categories: 20,
@@ -47,6 +55,8 @@ export function makePlan(input: PlanInput = {}): SeedPlan {
   return {
     seed: (input.seed ?? DEFAULTS.seed) >>> 0,
     events: input.events ?? DEFAULTS.events,
+    series: input.series ?? DEFAULTS.series,
+    horizonMonths: input.horizonMonths ?? DEFAULTS.horizonMonths,
     venues: input.venues ?? DEFAULTS.venues,
     organizers: input.organizers ?? DEFAULTS.organizers,
     categories: input.categories ?? DEFAULTS.categories,

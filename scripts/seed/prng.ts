@@ -41,6 +41,8 @@ export const STREAM = {
   venue: 2,
   organizer: 3,
   event: 4,
+  series: 5,
+  seriesRule: 6,
 } as const;
 
 export class Random {

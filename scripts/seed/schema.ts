@@ -45,6 +45,17 @@ export const TABLES = {
       'parent_id', 'password_hash', 'venue_id',
     ],
   },
+  /** Series and their occurrences (docs/api.md §16): the event columns and the series' own. */
+  seriesEvents: {
+    name: 'events',
+    columns: [
+      ...post,
+      'timezone', 'start_local', 'end_local', 'start_at', 'end_at', 'all_day', 'cost', 'website',
+      'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'ticketed',
+      'parent_id', 'password_hash', 'venue_id',
+      'recurrence', 'series_id', 'occurrence_date', 'materialized_until',
+    ],
+  },
   eventTranslations: {
     name: 'event_translations',
     columns: ['id', 'event_id', 'language', 'slug', 'title', 'description', 'excerpt'],

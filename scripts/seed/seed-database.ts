@@ -3,6 +3,7 @@ import { backfillChanges } from '../../src/changes/change-backfill';
 import { BulkInserter, Engine } from './bulk-insert';
 import { eventRows } from './generators/events';
 import { organizerRows } from './generators/organizers';
+import { seriesRows } from './generators/series';
 import { termRows } from './generators/terms';
 import { venueRows } from './generators/venues';
 import { SeedPlan } from './plan';
@@ -142,6 +143,31 @@ export async function seedDatabase(
         const percent = ((to / plan.events) * 100).toFixed(0).padStart(3);
         log(
           `events      ${to}/${plan.events} ${percent} %  ${now.toFixed(1)} s  ` +
+            `${Math.round(total() / now)} rows/s`,
+        );
+      }
+    }
+
+    // Series after the one-off events, each followed by its occurrences, about batchEvents rows a transaction.
+    let nextId = plan.events + 1;
+    let occurrences = 0;
+    for (let from = 1, to = 0; from <= plan.series; from = to + 1) {
+      const rows = seriesRows(plan, from, plan.series, nextId, publishedTerms, batchEvents);
+      to = from + rows.series - 1;
+      nextId = rows.nextId;
+      occurrences += rows.events.length - rows.series;
+      await inTransaction(async () => {
+        await insert.insert(TABLES.seriesEvents, rows.events);
+        await insert.insert(TABLES.eventTranslations, rows.translations);
+        await insert.insert(TABLES.eventTerms, rows.terms);
+        await insert.insert(TABLES.eventOrganizers, rows.organizers);
+      });
+      const now = elapsed();
+      if (to === plan.series || now - lastLog >= 5) {
+        lastLog = now;
+        const percent = ((to / plan.series) * 100).toFixed(0).padStart(3);
+        log(
+          `series      ${to}/${plan.series} ${percent} %  ${occurrences} occurrences  ${now.toFixed(1)} s  ` +
             `${Math.round(total() / now)} rows/s`,
         );
       }

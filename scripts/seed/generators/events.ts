@@ -99,7 +99,6 @@ export function eventRows(
   const out: EventRows = { events: [], translations: [], terms: [], organizers: [] };
   const firstDay = plan.today - HALF_WINDOW_DAYS;
   const windowDays = 2 * HALF_WINDOW_DAYS + 1;
-  const tagBase = firstTagId(plan);
 
   for (let id = from; id <= to; id++) {
     const rng = Random.of(plan.seed, STREAM.event, id);
@@ -108,78 +107,91 @@ export function eventRows(
       firstDay + windowDays - 1,
       Math.max(firstDay, base + rng.int(-JITTER_DAYS, JITTER_DAYS)),
     );
-
-    const venueId = plan.venues > 0 ? rng.skewed(plan.venues, 1.6) + 1 : null;
-    const venue = venueId === null ? undefined : venueCore(plan, venueId);
-    const city = venue?.city.name ?? rng.pick(CITIES).name;
-    const zone = (venue && CITY_ZONES[venue.city.name]) ?? rng.weighted(ZONES);
-    const times = eventTimes(rng, clock(zone), day);
-
-    const status = rng.weighted(STATUSES);
-    const published = Math.min(
-      times.startAt - rng.int(7, 180) * SECONDS_PER_DAY,
-      plan.now - rng.int(60, 30 * SECONDS_PER_DAY),
-    );
-    const protectedEvent = rng.chance(0.02);
-    const hash = protectedEvent
-      ? passwordHash(plan.passwordKey, salt(rng), plan.password)
-      : null;
-
-    out.events.push([
-      id,
-      authorId(rng),
-      status,
-      published,
-      modifiedAt(rng, published, plan.now),
-      null,
-      rng.chance(0.35) ? `https://images.example.org/events/${id}.jpg` : null,
-      zone,
-      times.startLocal,
-      times.endLocal,
-      times.startAt,
-      times.endAt,
-      times.allDay ? 1 : 0,
-      rng.weighted(COST_JSON),
-      rng.chance(0.25) ? `https://tickets.example.org/e/${id}` : null,
-      rng.chance(0.95) ? 1 : 0,
-      rng.chance(0.9) ? 1 : 0,
-      rng.chance(0.03) ? 1 : 0,
-      rng.chance(0.01) ? 1 : 0,
-      rng.chance(0.1) ? 1 : 0,
-      rng.chance(0.15) ? 1 : 0,
-      id > 1 && rng.chance(0.01) ? Math.max(1, id - rng.int(1, 20)) : null,
-      hash,
-      venueId,
-    ]);
-
-    const termIds = [
-      ...rng.distinctSkewed(plan.categories, 2, 1.5).map((i) => i + 1),
-      ...rng.distinctSkewed(plan.tags, 3, 1.5).map((i) => i + tagBase),
-    ].sort((a, b) => a - b);
-    for (const termId of termIds) {
-      out.terms.push([id, termId]);
-      if (publishedTerms && status === 'publish') publishedTerms[termId]++;
-    }
-    if (plan.organizers > 0) {
-      const organizerIds = rng.distinctSkewed(plan.organizers, rng.chance(0.65) ? 1 : 2, 1.6);
-      organizerIds.forEach((index, position) => out.organizers.push([id, index + 1, position]));
-    }
-
-    const texts = eventTexts(rng, city, venue?.names, day);
-    LANGUAGES.forEach((language, i) => {
-      const { title, description, excerpt } = texts[i];
-      out.translations.push([
-        translationId(id, language),
-        id,
-        language,
-        `${slugOf(title, 'event')}-${id}`,
-        title,
-        description,
-        excerpt,
-      ]);
-    });
+    pushEvent(plan, rng, id, day, out, publishedTerms);
   }
   return out;
+}
+
+/**
+ * One event `id` on `day` (days since 1970-01-01) drawn from `rng`, with
+ * both translations and its links, appended to `out`. Also the first row of
+ * a seeded series (generators/series.ts).
+ */
+export function pushEvent(
+  plan: SeedPlan,
+  rng: Random,
+  id: number,
+  day: number,
+  out: EventRows,
+  publishedTerms?: Int32Array,
+): void {
+  const venueId = plan.venues > 0 ? rng.skewed(plan.venues, 1.6) + 1 : null;
+  const venue = venueId === null ? undefined : venueCore(plan, venueId);
+  const city = venue?.city.name ?? rng.pick(CITIES).name;
+  const zone = (venue && CITY_ZONES[venue.city.name]) ?? rng.weighted(ZONES);
+  const times = eventTimes(rng, clock(zone), day);
+
+  const status = rng.weighted(STATUSES);
+  const published = Math.min(
+    times.startAt - rng.int(7, 180) * SECONDS_PER_DAY,
+    plan.now - rng.int(60, 30 * SECONDS_PER_DAY),
+  );
+  const protectedEvent = rng.chance(0.02);
+  const hash = protectedEvent ? passwordHash(plan.passwordKey, salt(rng), plan.password) : null;
+
+  out.events.push([
+    id,
+    authorId(rng),
+    status,
+    published,
+    modifiedAt(rng, published, plan.now),
+    null,
+    rng.chance(0.35) ? `https://images.example.org/events/${id}.jpg` : null,
+    zone,
+    times.startLocal,
+    times.endLocal,
+    times.startAt,
+    times.endAt,
+    times.allDay ? 1 : 0,
+    rng.weighted(COST_JSON),
+    rng.chance(0.25) ? `https://tickets.example.org/e/${id}` : null,
+    rng.chance(0.95) ? 1 : 0,
+    rng.chance(0.9) ? 1 : 0,
+    rng.chance(0.03) ? 1 : 0,
+    rng.chance(0.01) ? 1 : 0,
+    rng.chance(0.1) ? 1 : 0,
+    rng.chance(0.15) ? 1 : 0,
+    id > 1 && rng.chance(0.01) ? Math.max(1, id - rng.int(1, 20)) : null,
+    hash,
+    venueId,
+  ]);
+
+  const termIds = [
+    ...rng.distinctSkewed(plan.categories, 2, 1.5).map((i) => i + 1),
+    ...rng.distinctSkewed(plan.tags, 3, 1.5).map((i) => i + firstTagId(plan)),
+  ].sort((a, b) => a - b);
+  for (const termId of termIds) {
+    out.terms.push([id, termId]);
+    if (publishedTerms && status === 'publish') publishedTerms[termId]++;
+  }
+  if (plan.organizers > 0) {
+    const organizerIds = rng.distinctSkewed(plan.organizers, rng.chance(0.65) ? 1 : 2, 1.6);
+    organizerIds.forEach((index, position) => out.organizers.push([id, index + 1, position]));
+  }
+
+  const texts = eventTexts(rng, city, venue?.names, day);
+  LANGUAGES.forEach((language, i) => {
+    const { title, description, excerpt } = texts[i];
+    out.translations.push([
+      translationId(id, language),
+      id,
+      language,
+      `${slugOf(title, 'event')}-${id}`,
+      title,
+      description,
+      excerpt,
+    ]);
+  });
 }
 
 interface Times {
