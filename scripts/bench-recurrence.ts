@@ -12,11 +12,15 @@
  *
  * Without --database-url it runs on a fresh SQLite file. A MySQL database
  * whose name does not contain "bench" is refused (the script writes to it).
+ *
+ * `--compare-lists --one-off-url … --series-url …`: lists on a database of
+ * series against one of one-off events instead (scripts/bench-recurrence-lists.ts).
  */
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { DateTime } from 'luxon';
+import { compareLists } from './bench-recurrence-lists';
 import { startInProcessService } from './shared/in-process-service';
 
 async function main(): Promise<void> {
@@ -104,7 +108,11 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (process.argv.includes('--compare-lists')) {
+  compareLists();
+} else {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
