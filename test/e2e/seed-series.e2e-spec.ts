@@ -28,7 +28,7 @@ const SIZE = {
   today: '2026-11-25',
 };
 /** Wider than every seeded date. */
-const WINDOW = 'start_date=2020-01-01&end_date=2035-12-31&per_page=50';
+const WINDOW = 'start_date=2020-01-01&end_date=2035-12-31&per_page=1000';
 
 type Record_ = Record<string, unknown>;
 
@@ -68,7 +68,11 @@ describe('seeded recurring series', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp({ RECURRENCE_HORIZON_MONTHS: String(SIZE.horizonMonths) });
+    t = await createTestApp({
+      RECURRENCE_HORIZON_MONTHS: String(SIZE.horizonMonths),
+      // A series' occurrences in one page.
+      MAX_PER_PAGE: '1000',
+    });
     // One port, so the records' URLs are the same in every answer.
     await t.app.listen(0, '127.0.0.1');
     plan = makePlan({ ...SIZE, jwtSecret: TEST_SECRET });
