@@ -6,10 +6,8 @@ import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { utcWire } from '../common/time/dates';
 import { committedRead } from '../database/write-transaction';
+import { EventRecordsService, LinkedRecordCache } from '../events/event-records.service';
 import { EventsService } from '../events/events.service';
-import { OrganizersService } from '../organizers/organizers.service';
-import { TermLinksService } from '../terms/term-links.service';
-import { VenuesService } from '../venues/venues.service';
 import { CursorCodec } from './change-cursor';
 import { CHANGE_COLLECTIONS, ChangeKind, kindOfCollection } from './change-kinds';
 import type { ChangeEntryDto, ChangesPageDto } from './dto/changes-page.dto';
@@ -33,6 +31,12 @@ interface FeedRead {
 
 type ChangeRecord = NonNullable<ChangeEntryDto['record']>;
 
+/** Linked records per kind kept for feed reads: all venues, organizers and terms of large data sets. */
+const LINKED_MAX_PER_KIND = 20_000;
+/** As VersionedCacheService: bounds staleness should a write ever bypass the change tracking. */
+const LINKED_MAX_AGE_MS = 60_000;
+const LINKED_MAX_KEYS = 16;
+
 /**
  * The changes feed (docs/api.md §12). A page is the changes after the cursor's
  * position, in sequence (= commit) order, read in ONE statement together
@@ -43,13 +47,16 @@ type ChangeRecord = NonNullable<ChangeEntryDto['record']>;
 @Injectable()
 export class ChangesService {
   private codec?: Promise<CursorCodec>;
+  /** Per language and host: see linkedAt. */
+  private readonly linked = new Map<
+    string,
+    { head: number; since: number; cache: LinkedRecordCache }
+  >();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventsService,
-    private readonly venues: VenuesService,
-    private readonly organizers: OrganizersService,
-    private readonly terms: TermLinksService,
+    private readonly records: EventRecordsService,
   ) {}
 
   async page(query: ChangesQueryDto, ctx: RequestContext): Promise<ChangesPageDto> {
@@ -70,7 +77,7 @@ export class ChangesService {
     const initial = from ? from.initial : read.head;
     const hasMore = read.rows.length > perPage;
     const rows = read.rows.slice(0, perPage);
-    const records = await this.readableRecords(rows, ctx);
+    const records = await this.readableRecords(rows, ctx, this.linkedAt(read.head, ctx));
     const changes = rows.flatMap((row): ChangeEntryDto[] => {
       const record = records.get(row.kind)?.get(row.id);
       const head = { kind: row.kind, id: row.id };
@@ -140,20 +147,27 @@ export class ChangesService {
     return (await this.readableRecords([row], ctx)).get(kind)?.get(id);
   }
 
-  /** The records of a page the caller may read by ID, per kind, one batch per kind. */
+  /**
+   * The records of a page the caller may read by ID, per kind, one batch per
+   * kind; venues, organizers and terms (their own and those events embed)
+   * from `linked` where it has them.
+   */
   private async readableRecords(
     rows: ChangeRow[],
     ctx: RequestContext,
+    linked?: LinkedRecordCache,
   ): Promise<Map<ChangeKind, Map<number, ChangeRecord>>> {
     const ids = (kind: ChangeKind) =>
       rows.filter((row) => row.kind === kind && !row.deleted).map((row) => row.id);
-    const none = async () => new Map<number, ChangeRecord>();
     const termIds = [...ids('category'), ...ids('tag')];
-    const [events, venues, organizers, terms] = await Promise.all([
-      ids('event').length ? this.events.feedRecords(ids('event'), ctx) : none(),
-      ids('venue').length ? this.venues.recordsByIds(ids('venue'), ctx) : none(),
-      ids('organizer').length ? this.organizers.recordsByIds(ids('organizer'), ctx) : none(),
-      termIds.length ? this.terms.recordsByIds(termIds, ctx) : none(),
+    const [venueIds, organizerIds] = [ids('venue'), ids('organizer')];
+    const [events, { terms, organizers, venues }] = await Promise.all([
+      ids('event').length
+        ? this.events.feedRecords(ids('event'), ctx, linked)
+        : new Map<number, ChangeRecord>(),
+      termIds.length || organizerIds.length || venueIds.length
+        ? this.records.linkedRecords(termIds, organizerIds, venueIds, ctx, linked)
+        : { terms: new Map(), organizers: new Map(), venues: new Map() },
     ]);
     return new Map<ChangeKind, Map<number, ChangeRecord>>([
       ['event', events],
@@ -162,6 +176,29 @@ export class ChangesService {
       ['category', terms],
       ['tag', terms],
     ]);
+  }
+
+  /**
+   * The venue, organizer and term records shared by the feed reads of one
+   * language and host that saw the change sequence at `head` or below. Exact:
+   * every write that changes such a record moves it to a new `seq` in its own
+   * transaction, and every entry was read after a snapshot whose head was
+   * `head`, so it shows at least every change up to there (a newer state is
+   * what a read after the snapshot would show anyway, and its change follows).
+   * The shared data version cannot key this: it is bumped after the write
+   * commits, and a page may hold a change whose bump is still to come
+   * (docs/decisions.md). Dropped after MAX_AGE_MS like the versioned caches.
+   */
+  private linkedAt(head: number, ctx: RequestContext): LinkedRecordCache {
+    const key = `${ctx.language}:${ctx.apiUrl}`;
+    const now = Date.now();
+    let entry = this.linked.get(key);
+    if (!entry || entry.head < head || now - entry.since > LINKED_MAX_AGE_MS) {
+      if (!entry && this.linked.size >= LINKED_MAX_KEYS) this.linked.clear();
+      entry = { head, since: now, cache: new LinkedRecordCache(LINKED_MAX_PER_KIND, true) };
+      this.linked.set(key, entry);
+    }
+    return entry.cache;
   }
 
   /** The key is made by the migration and never changes: read once. */

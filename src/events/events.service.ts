@@ -161,14 +161,30 @@ export class EventsService {
    * caller may read by ID (trashed ones count as gone), each as its single
    * read shows it but without JSON-LD, protected ones blanked as in lists.
    */
-  async feedRecords(ids: number[], ctx: RequestContext): Promise<Map<number, EventRecord>> {
-    const loaded = await loadEvents(this.dataSource.manager, ids);
+  async feedRecords(
+    ids: number[],
+    ctx: RequestContext,
+    linked?: LinkedRecordCache,
+  ): Promise<Map<number, EventRecord>> {
+    // The link rows need only the IDs: read beside the events (those of unreadable ones are unused).
+    const [loaded, linkRows] = await Promise.all([
+      loadEvents(this.dataSource.manager, ids),
+      this.records.linkRows(ids),
+    ]);
     const readable = [...loaded.values()].filter(
       (event) => event.status !== 'trash' && AccessPolicy.canSeeItem(ctx.user, event),
     );
-    const records = await this.records.map(readable, ctx, (event) => ({
-      blanked: this.isLocked(event, ctx, undefined),
-    }));
+    const shown = new Set(readable.map((event) => event.id));
+    const records = await this.records.map(
+      readable,
+      ctx,
+      (event) => ({ blanked: this.isLocked(event, ctx, undefined) }),
+      {
+        termLinks: linkRows.termLinks.filter((link) => shown.has(link.eventId)),
+        organizerLinks: linkRows.organizerLinks.filter((link) => shown.has(link.eventId)),
+      },
+      linked,
+    );
     return new Map(records.map((record) => [record.id, record]));
   }
 

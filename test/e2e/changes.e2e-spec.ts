@@ -373,6 +373,44 @@ describe('changes feed', () => {
     expect((await feedPage(t)).changes.map((c) => `${c.kind}:${c.id}`)).toEqual(['venue:2']);
   });
 
+  it('embeds linked records as of the page, also before the write has bumped the data version', async () => {
+    const venue = await post('/venues', { venue: 'Zaal' });
+    const category = await post('/categories', { name: 'Muziek' });
+    const created = await post(
+      '/events',
+      event('Concert', { venue: venue.id, categories: [category.id] }),
+    );
+    // Warm the feed's linked records and the lists' (which follow the data version).
+    const client = new FeedClient(t);
+    await client.sync();
+    await t.http().get(`${API}/events`).expect(200);
+    const [{ version }] = (await t.dataSource.query('SELECT version FROM data_version')) as Array<{
+      version: number | string;
+    }>;
+
+    await post(`/venues/${venue.id}`, { venue: 'Grote zaal' });
+    await post(`/categories/${category.id}`, { name: 'Klassiek' });
+    await post(`/events/${created.id}`, { title: 'Concert!' });
+    // As if these writes had committed but not yet bumped the version (a window of every write).
+    await t.dataSource.query('UPDATE data_version SET version = ? WHERE id = 1', [version]);
+
+    const seen = await client.sync();
+    expect(seen.map((entry) => `${entry.kind}:${entry.id}`)).toEqual([
+      `venue:${venue.id}`,
+      `category:${category.id}`,
+      `event:${created.id}`,
+    ]);
+    expect(client.records.get(`event:${created.id}`)).toMatchObject({
+      title: 'Concert!',
+      venue: { venue: 'Grote zaal' },
+      categories: [{ name: 'Klassiek' }],
+    });
+    // A first sync after it shows the same.
+    const fresh = new FeedClient(t);
+    await fresh.sync();
+    expect(fresh.records).toEqual(client.records);
+  });
+
   it('keeps cursors valid on another instance of the same database', async () => {
     await post('/venues', { venue: 'Paradiso' });
     const { next_cursor: cursor } = await feedPage(t);
