@@ -57,6 +57,25 @@ describe('date fast paths', () => {
     );
   });
 
+  it('utcWire (day cached, time by arithmetic) equals the ISO form, on cached days and at the edges', () => {
+    const iso = (seconds: number) =>
+      new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
+    // Few days, many times: most calls hit the day cache.
+    const sameDays = fc.tuple(fc.integer({ min: -3, max: 3 }), fc.integer({ min: 0, max: 86_399 }));
+    fc.assert(
+      fc.property(sameDays, ([day, time]) => {
+        const seconds = 1_800_000_000 + day * 86_400 + time;
+        expect(utcWire(seconds)).toBe(iso(seconds));
+      }),
+      { numRuns: 2000, seed: 20261125 },
+    );
+    for (const seconds of [
+      -62135596800, -62135596801, 253402300799, 253402300800, -1, 0, 86_399, 86_400, 1.5, -0.5,
+    ]) {
+      expect(utcWire(seconds)).toBe(iso(seconds));
+    }
+  });
+
   it('wireDetails gives the zero-padded parts luxon gives', () => {
     const dt = DateTime.fromObject(
       { year: 2027, month: 3, day: 8, hour: 7, minute: 5, second: 9 },

@@ -86,10 +86,35 @@ export function toWire(dt: DateTime): string {
   );
 }
 
-/** Unix seconds as a UTC wire date, without luxon. */
+/**
+ * Unix seconds as a UTC wire date, without luxon: the day's `YYYY-MM-DD `
+ * from a cache (records carry up to eight of these each, and a page's dates
+ * share few days), the time of day by arithmetic.
+ */
 export function utcWire(seconds: number): string {
+  if (!Number.isInteger(seconds) || seconds < MIN_WIRE_SECONDS || seconds > MAX_WIRE_SECONDS) {
+    return isoWire(seconds);
+  }
+  const day = Math.floor(seconds / 86_400);
+  let date = utcDays.get(day);
+  if (date === undefined) {
+    date = isoWire(day * 86_400).slice(0, 11);
+    if (utcDays.size >= MAX_CACHED_DAYS) utcDays.clear();
+    utcDays.set(day, date);
+  }
+  const time = seconds - day * 86_400;
+  const hours = Math.floor(time / 3_600);
+  const minutes = Math.floor((time - hours * 3_600) / 60);
+  return `${date}${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[time % 60]}`;
+}
+
+function isoWire(seconds: number): string {
   return new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
 }
+
+const utcDays = new Map<number, string>();
+const MAX_CACHED_DAYS = 100_000;
+const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
 
 /** Unix seconds as a wire date in `zone` (an IANA name or `UTC±H[:MM]`; UTC when neither). */
 export function epochToWire(seconds: number, zone: string): string {
