@@ -4,15 +4,20 @@
  *
  *   npm run bench:feed -- [--database-url mysql://…] [--polls 300] [--rounds 10]
  *                         [--create-seconds 10] [--base-ref <git ref>] [--no-pin]
+ *                         [--no-creates] [--sync-pages N]
  *
  * 1. full sync: an anonymous client follows the feed from the beginning with
- *    per_page=1000 (records/s);
+ *    per_page=1000 (records/s, and records per CPU second of the service,
+ *    which a busy machine distorts less); with --sync-pages only the first N
+ *    answers, and the polls below start from a cursor at the feed's end
+ *    (what a client that read on holds: signed here with the database's key);
  * 2. an unchanged poll with the last cursor (p50/p99; with If-None-Match too
  *    when the answer carries an ETag);
  * 3. an incremental poll after 100 event updates (p50 over --rounds);
  * 4. create throughput (the bench's create set, 1 and 10 connections) of this
  *    build against the build of --base-ref without the change tracking
- *    (default: the parent of the commit that added it), alternating.
+ *    (default: the parent of the commit that added it), alternating; left
+ *    out with --no-creates (reads only, no second build).
  *
  * Seed first, e.g. `npm run seed -- --events 100000 --venues 1000 --organizers 1000`.
  * Events it creates or renames are the bench's own (author BENCH_AUTHOR_ID)
@@ -37,7 +42,8 @@ import {
   stopServer,
 } from './bench/processes';
 import { API, cleanupCreated, discoverBenchData, requestSets } from './bench/request-sets';
-import { ensureBuilt, freePort } from './shared/process-tools';
+import { CursorCodec } from '../src/changes/change-cursor';
+import { cpuSeconds, ensureBuilt, freePort } from './shared/process-tools';
 
 const ROOT = resolve(__dirname, '..');
 /** The commit whose parent has no change tracking. */
@@ -54,6 +60,8 @@ async function main(): Promise<void> {
       'create-seconds': { type: 'string', default: '10' },
       'base-ref': { type: 'string' },
       'no-pin': { type: 'boolean', default: false },
+      'no-creates': { type: 'boolean', default: false },
+      'sync-pages': { type: 'string' },
     },
   });
   const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL ?? '';
@@ -82,27 +90,39 @@ async function main(): Promise<void> {
     );
 
     // 1. Full sync.
-    const sync = await fullSync(service.port);
+    const maxPages = values['sync-pages'] ? Number(values['sync-pages']) : Infinity;
+    const cpuBefore = cpuSeconds(service.pid) ?? 0;
+    const sync = await fullSync(service.port, maxPages);
+    const cpu = (cpuSeconds(service.pid) ?? 0) - cpuBefore;
     report.push(
-      `full sync (anonymous, per_page=1000): ${sync.records.toLocaleString('en')} records in ${sync.pages} answers, ` +
-        `${sync.seconds.toFixed(1)} s = ${Math.round(sync.records / sync.seconds).toLocaleString('en')} records/s`,
+      `${sync.complete ? 'full sync' : `sync of the first ${sync.pages} answers`} (anonymous, per_page=1000): ` +
+        `${sync.records.toLocaleString('en')} records in ${sync.pages} answers, ` +
+        `${sync.seconds.toFixed(1)} s = ${Math.round(sync.records / sync.seconds).toLocaleString('en')} records/s; ` +
+        `service CPU ${cpu.toFixed(1)} s = ${Math.round(sync.records / cpu).toLocaleString('en')} records per CPU second`,
     );
+    if (!sync.complete) sync.cursor = await endCursor(db);
 
     // 2. Unchanged polls.
     const polls = Number(values.polls);
-    const plain = await timed(polls, () =>
-      get(service.port, `${API}/changes?since=${sync.cursor}`),
+    const plain = await timed(
+      polls,
+      () => get(service.port, `${API}/changes?since=${sync.cursor}`),
+      service.pid,
     );
     report.push(
-      `unchanged poll (empty page): p50 ${plain.p50.toFixed(2)} ms, p99 ${plain.p99.toFixed(2)} ms (${polls} polls)`,
+      `unchanged poll (empty page): p50 ${plain.p50.toFixed(2)} ms, p99 ${plain.p99.toFixed(2)} ms, ` +
+        `service CPU ${plain.cpuMs.toFixed(2)} ms per poll (${polls} polls)`,
     );
     const etag = (await get(service.port, `${API}/changes?since=${sync.cursor}`)).etag;
     if (etag) {
-      const conditional = await timed(polls, () =>
-        get(service.port, `${API}/changes?since=${sync.cursor}`, { 'if-none-match': etag }),
+      const conditional = await timed(
+        polls,
+        () => get(service.port, `${API}/changes?since=${sync.cursor}`, { 'if-none-match': etag }),
+        service.pid,
       );
       report.push(
-        `unchanged poll with If-None-Match (304): p50 ${conditional.p50.toFixed(2)} ms, p99 ${conditional.p99.toFixed(2)} ms`,
+        `unchanged poll with If-None-Match (304): p50 ${conditional.p50.toFixed(2)} ms, p99 ${conditional.p99.toFixed(2)} ms, ` +
+          `service CPU ${conditional.cpuMs.toFixed(2)} ms per poll`,
       );
     }
 
@@ -112,6 +132,7 @@ async function main(): Promise<void> {
     );
     let cursor = sync.cursor;
     const incremental: number[] = [];
+    let incrementalCpu = 0;
     for (let round = 0; round < Number(values.rounds); round++) {
       for (const target of targets) {
         await post(
@@ -121,9 +142,10 @@ async function main(): Promise<void> {
           token,
         );
       }
-      const started = process.hrtime.bigint();
+      const [started, cpuBefore] = [process.hrtime.bigint(), cpuSeconds(service.pid) ?? 0];
       const page = await get(service.port, `${API}/changes?per_page=1000&since=${cursor}`);
       incremental.push(Number(process.hrtime.bigint() - started) / 1e6);
+      incrementalCpu += (cpuSeconds(service.pid) ?? 0) - cpuBefore;
       const body = page.body as { changes: unknown[]; next_cursor: string; has_more: boolean };
       if (body.changes.length !== 100 || body.has_more)
         throw new Error(`expected 100 changes, got ${body.changes.length}`);
@@ -133,10 +155,17 @@ async function main(): Promise<void> {
       await post(service.port, `${API}/events/${target.id}`, { title: target.title }, token);
     const sorted = Float64Array.from(incremental).sort();
     report.push(
-      `incremental poll after 100 changes: p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${percentile(sorted, 99).toFixed(2)} ms (${incremental.length} rounds)`,
+      `incremental poll after 100 changes: p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${percentile(sorted, 99).toFixed(2)} ms, ` +
+        `service CPU ${((incrementalCpu * 1000) / incremental.length).toFixed(1)} ms per poll (${incremental.length} rounds; CPU in 10 ms ticks)`,
     );
   } finally {
     await stopServer(service);
+  }
+
+  if (values['no-creates']) {
+    await db.end();
+    process.stdout.write(`${report.join('\n')}\n`);
+    return;
   }
 
   // 4. Create throughput with and without the change tracking.
@@ -240,9 +269,19 @@ function buildBase(
   return { entry: join(dir, 'dist/main.js'), label: git('rev-parse', '--short', commit), dir };
 }
 
+/** A cursor at the feed's head, as a client that read to the end holds it. */
+async function endCursor(db: import('mysql2/promise').Connection): Promise<string> {
+  const [[state]] = await db.query<RowDataPacket[]>(
+    'SELECT seq, cursor_key FROM change_state WHERE id = 1',
+  );
+  const codec = new CursorCodec(Buffer.from(String(state.cursor_key), 'hex'));
+  return codec.encode({ seq: Number(state.seq) });
+}
+
 async function fullSync(
   port: number,
-): Promise<{ records: number; pages: number; seconds: number; cursor: string }> {
+  maxPages = Infinity,
+): Promise<{ records: number; pages: number; seconds: number; cursor: string; complete: boolean }> {
   let cursor: string | undefined;
   let records = 0;
   let pages = 0;
@@ -257,23 +296,31 @@ async function fullSync(
     pages += 1;
     cursor = page.next_cursor;
     if (!page.has_more) break;
+    if (pages >= maxPages) {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      return { records, pages, seconds, cursor, complete: false };
+    }
   }
-  return { records, pages, seconds: Number(process.hrtime.bigint() - started) / 1e9, cursor };
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { records, pages, seconds, cursor, complete: true };
 }
 
 async function timed(
   n: number,
   request: () => Promise<unknown>,
-): Promise<{ p50: number; p99: number }> {
+  pid: number,
+): Promise<{ p50: number; p99: number; cpuMs: number }> {
   for (let i = 0; i < 20; i++) await request();
   const samples = new Float64Array(n);
+  const cpuBefore = cpuSeconds(pid) ?? 0;
   for (let i = 0; i < n; i++) {
     const started = process.hrtime.bigint();
     await request();
     samples[i] = Number(process.hrtime.bigint() - started) / 1e6;
   }
+  const cpuMs = (((cpuSeconds(pid) ?? 0) - cpuBefore) * 1000) / n;
   samples.sort();
-  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99), cpuMs };
 }
 
 async function get(port: number, path: string, headers: Record<string, string> = {}) {
