@@ -22,16 +22,27 @@ export class VersionStampedLru<T> {
 
   /** The value stored for `key` at `version`, if it is still fresh. */
   get(key: string, version: number): T | undefined {
+    const found = this.lookup(key, version);
+    if (found?.stale) this.entries.delete(key);
+    return found && !found.stale ? found.value : undefined;
+  }
+
+  /**
+   * The value stored for `key` at `version`, also once older than MAX_AGE_MS
+   * (`stale`): still exact unless a version bump failed, so good enough to
+   * answer with while it is made again.
+   */
+  lookup(key: string, version: number): { value: T; stale: boolean } | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.version !== version || this.now() - entry.at >= MAX_AGE_MS) {
+    if (entry.version !== version) {
       this.entries.delete(key);
       return undefined;
     }
     // Re-insert: Map keeps insertion order, so the first key is the least recently used.
     this.entries.delete(key);
     this.entries.set(key, entry);
-    return entry.value;
+    return { value: entry.value, stale: this.now() - entry.at >= MAX_AGE_MS };
   }
 
   set(key: string, value: T, version: number): void {
