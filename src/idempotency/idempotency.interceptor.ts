@@ -23,6 +23,7 @@ import { appConfig } from '../config/app.config';
 import { requestLanguage } from '../i18n/language.middleware';
 import { canonicalJson, isValidIdempotencyKey, sha256 } from './fingerprint';
 import { Claim, IdempotencyStore, StoredAnswer } from './idempotency.store';
+import { ReadTags } from './read-tags';
 
 export const IDEMPOTENCY_KEY = 'Idempotency-Key';
 export const IDEMPOTENCY_REPLAYED = 'Idempotency-Replayed';
@@ -44,6 +45,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly store: IdempotencyStore,
     private readonly changes: ChangesService,
+    private readonly tags: ReadTags,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
   ) {}
 
@@ -150,20 +152,26 @@ export class IdempotencyInterceptor implements NestInterceptor {
     req: ContextualRequest,
     lost: Extract<Awaited<ReturnType<IdempotencyStore['begin']>>, { outcome: 'lost' }>,
   ): Promise<StoredAnswer> {
+    const { kind, id } = lost;
+    const ctx = requestContextOf(req);
     const record =
-      lost.kind && lost.id !== null
-        ? ((await this.changes.recordOf(lost.kind, lost.id, requestContextOf(req))) as
+      kind && id !== null
+        ? ((await this.changes.recordOf(kind, id, ctx)) as
             { rest_url?: string; urls?: { self?: string } } | undefined)
         : undefined;
-    if (!record) {
+    if (!record || !kind || id === null) {
       await this.store.release(lost.claim).catch(() => undefined);
       throw new ApiError('rest_idempotency_key_in_use');
     }
-    // The Location of a create, as LocationInterceptor sets it.
+    // The Location of a create, as LocationInterceptor sets it, and the ETag a write carries.
     const location = record.rest_url ?? record.urls?.self;
+    const etag = await this.tags.of(kind, id, ctx);
     const answer: StoredAnswer = {
       status: lost.status,
-      headers: lost.status === 201 && location ? { location } : {},
+      headers: {
+        ...(lost.status === 201 && location ? { location } : {}),
+        ...(etag ? { etag } : {}),
+      },
       body: JSON.stringify(record),
     };
     await this.keep(lost.claim, answer);

@@ -301,6 +301,8 @@ describe('idempotent POSTs', () => {
       .expect(200);
     expect(retry.body).toEqual(read.body);
     expect(retry.headers.location).toBe(read.body.urls.self);
+    // The ETag a write carries: that of the GET, so a client can chain If-Match.
+    expect(retry.headers.etag).toBe(read.headers.etag);
     const again = await post('/categories', { name: 'Jazz' }, 'lost').expect(201);
     expect(answer(again)).toEqual(answer(retry));
     expect(await total('categories')).toBe(1);
@@ -320,6 +322,14 @@ describe('idempotent POSTs', () => {
     expect(retry.headers['idempotency-replayed']).toBe('true');
     expect(retry.body).toEqual(JSON.parse(JSON.stringify(answered)));
     expect(retry.headers.location).toBe(retry.body.rest_url);
+    // The event's GET (with JSON-LD) differs from the create's answer; the tag is the GET's.
+    const read = await t
+      .http()
+      .get(`${API}/events/${retry.body.id}`)
+      .set('Host', 'api.test')
+      .set('Authorization', t.auth.editor)
+      .expect(200);
+    expect(retry.headers.etag).toBe(read.headers.etag);
     expect(await total('events')).toBe(1);
   });
 
