@@ -2,7 +2,7 @@
  * Benchmark of the iCalendar feeds (docs/api.md §14) on a seeded database:
  *
  *   npm run bench:ical -- --database-url mysql://root@127.0.0.1:3306/calendar_bench_ical_100k
- *                         [--runs 3] [--not-modified 200] [--json FILE]
+ *                         [--runs 3] [--not-modified 200] [--json FILE] [--profile DIR]
  *   npm run bench:ical -- --sqlite-path data/calendar_bench_ical_100k.sqlite …
  *
  * Seed first (`npm run seed -- --events 100000 …`; the seed spreads events
@@ -14,7 +14,8 @@
  *  - the default-window feed: time to its first byte;
  *  - a conditional request with the feed's ETag: latency of the 304, p50/p95.
  * The widest feed's SHA-256 is reported, so two builds can be checked to
- * write the same bytes from the same data on the same day.
+ * write the same bytes from the same data on the same day. `--profile DIR`
+ * writes the service's V8 CPU profile there when it stops (node --cpu-prof).
  * Exit code 1 when a feed does not parse as expected (no END:VCALENDAR).
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
       runs: { type: 'string', default: '3' },
       'not-modified': { type: 'string', default: '200' },
       json: { type: 'string' },
+      profile: { type: 'string' },
     },
   });
   const sqlitePath = values['sqlite-path'] && resolve(values['sqlite-path']);
@@ -135,7 +137,10 @@ async function main(): Promise<void> {
   const server = await startServer({
     name: 'service',
     port,
-    args: [entry],
+    args: [
+      ...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values.profile)}`] : []),
+      entry,
+    ],
     core: hasTaskset() ? 0 : undefined,
     logFile: join(logDir, 'service.log'),
     ready: serviceReady,
