@@ -1,6 +1,9 @@
-import { DateTime } from 'luxon';
+import { DateTime, type Zone } from 'luxon';
+import { utcWire, zoneOffset, zoneWire } from '../common/time/dates';
 import type { EventRecord } from '../events/event.mapper';
+import { POST_STATUSES } from '../auth/policy';
 import type { OrganizerRecord } from '../organizers/organizer.mapper';
+import type { TermRecord } from '../terms/term.mapper';
 import type { VenueRecord } from '../venues/venue.mapper';
 import {
   CONTROL_CHARS,
@@ -8,9 +11,12 @@ import {
   dateTimeValue,
   dateValue,
   escapeText,
+  headedLine,
   htmlToText,
+  lineHead,
   type Params,
 } from './ical-text';
+import { dateTimeDigits, dayDigits, MAX_DIGIT_SECONDS, MIN_DIGIT_SECONDS } from './ical-dates';
 import { zoneBlock } from './ical-zones';
 
 /**
@@ -62,49 +68,106 @@ export function tzidOf(record: Pick<VeventRecord, 'timezone' | 'all_day'>): stri
 /**
  * One VEVENT (RFC 5545 §3.6.1) of docs/api.md §14, from the record the JSON API
  * shows: a blanked (password-protected) record gives only the summary, dates
- * and URL beside the identity lines every VEVENT must have. `zones` collects
- * the TZIDs used, for the feed's VTIMEZONEs.
+ * and URL beside the identity lines every VEVENT must have.
  */
 export function vevent(event: FeedEvent): string {
   const { record } = event;
-  const modified = utcStamp(record.modified_utc);
+  return veventText({
+    uid: event.instanceOf?.seriesId ?? record.id,
+    uidHost: event.uidHost,
+    recurrenceId: event.instanceOf?.recurrenceId,
+    modified: utcStamp(record.modified_utc),
+    revision: event.revision,
+    title: record.title,
+    dates: event.series ? event.series.dates + event.series.rules : dateLines(record),
+    url: record.url,
+    reduced: record.password_protected && record.all_day === null,
+    created: utcStamp(record.date_utc),
+    description: record.description || record.excerpt,
+    venue: Array.isArray(record.venue) ? undefined : record.venue,
+    organizer: record.organizer[0],
+    categories: record.categories,
+    status: record.status,
+  });
+}
+
+/** A VEVENT's values, its times already in iCalendar form: what the record and the feed's rows both give. */
+export interface VeventParts {
+  /** The ID in the UID (the series' for an occurrence written as an instance). */
+  uid: number;
+  uidHost: string;
+  /** The RECURRENCE-ID line of an instance. */
+  recurrenceId?: string;
+  /** `YYYYMMDDTHHMMSSZ` of the last modification: DTSTAMP and LAST-MODIFIED. */
+  modified: string;
+  revision: number;
+  title: string;
+  /** DTSTART/DTEND lines (and a series' rule lines). */
+  dates: string;
+  url: string;
+  /** Only the summary, dates and URL (password-protected, caller without the password). */
+  reduced: boolean;
+  /** `YYYYMMDDTHHMMSSZ` of publication: CREATED. */
+  created: string;
+  /** HTML of the description, else of the excerpt. */
+  description: string;
+  venue?: VenueRecord;
+  organizer?: OrganizerRecord;
+  categories: Array<Pick<TermRecord, 'name'>>;
+  status: EventRecord['status'];
+}
+
+/** The VEVENT's lines; linked records' lines are written once per record. */
+export function veventText(parts: VeventParts): string {
   let text = 'BEGIN:VEVENT\r\n';
-  text += contentLine('UID', `${event.instanceOf?.seriesId ?? record.id}@${event.uidHost}`);
-  if (event.instanceOf) text += event.instanceOf.recurrenceId;
+  text += contentLine('UID', `${parts.uid}@${parts.uidHost}`);
+  if (parts.recurrenceId) text += parts.recurrenceId;
   // The modification time, not the time of writing: the same data gives the same bytes (ETag).
-  text += contentLine('DTSTAMP', modified);
-  text += contentLine('SEQUENCE', String(event.revision));
-  text += contentLine('SUMMARY', escapeText(record.title));
-  text += event.series ? event.series.dates + event.series.rules : dateLines(record);
-  text += contentLine('URL', uriValue(record.url));
-  if (record.password_protected && record.all_day === null) {
+  text += contentLine('DTSTAMP', parts.modified);
+  text += contentLine('SEQUENCE', String(parts.revision));
+  text += contentLine('SUMMARY', escapeText(parts.title));
+  text += parts.dates;
+  text += contentLine('URL', uriValue(parts.url));
+  if (parts.reduced) {
     text += contentLine('CLASS', 'CONFIDENTIAL');
     return `${text}END:VEVENT\r\n`;
   }
-  text += contentLine('CREATED', utcStamp(record.date_utc));
-  text += contentLine('LAST-MODIFIED', modified);
-  const description = htmlToText(record.description || record.excerpt);
+  text += contentLine('CREATED', parts.created);
+  text += contentLine('LAST-MODIFIED', parts.modified);
+  const description = htmlToText(parts.description);
   if (description) text += contentLine('DESCRIPTION', escapeText(description));
-  if (!Array.isArray(record.venue)) text += venueLines(record.venue);
-  const [organizer] = record.organizer;
-  if (organizer) text += organizerLine(organizer);
-  if (record.categories.length > 0) {
+  if (parts.venue) text += venueLines(parts.venue);
+  if (parts.organizer) text += organizerLine(parts.organizer);
+  if (parts.categories.length > 0) {
     text += contentLine(
       'CATEGORIES',
-      record.categories.map((category) => escapeText(category.name)).join(','),
+      parts.categories.map((category) => escapeText(category.name)).join(','),
     );
   }
-  text += contentLine('STATUS', statusOf(record.status));
-  text += contentLine('CLASS', record.status === 'private' ? 'PRIVATE' : 'PUBLIC');
+  text += STATUS_LINES[parts.status];
   return `${text}END:VEVENT\r\n`;
 }
+
+/** STATUS and CLASS per event status. */
+const STATUS_LINES = Object.fromEntries(
+  POST_STATUSES.map((status) => [
+    status,
+    contentLine('STATUS', statusOf(status)) +
+      contentLine('CLASS', status === 'private' ? 'PRIVATE' : 'PUBLIC'),
+  ]),
+) as Record<EventRecord['status'], string>;
 
 /**
  * DTSTART/DTEND: all-day as DATE with the exclusive next day as end; in an
  * IANA zone as local time with TZID; otherwise (UTC, UTC±H, a zone the
  * library does not describe exactly at that time) as UTC with `Z`.
  */
-function dateLines(record: VeventRecord): string {
+function dateLines(
+  record: Pick<
+    VeventRecord,
+    'all_day' | 'timezone' | 'start_date' | 'end_date' | 'utc_start_date' | 'utc_end_date'
+  >,
+): string {
   if (record.all_day === true) {
     const end = DateTime.fromISO(record.end_date.slice(0, 10), { zone: 'utc' }).plus({ days: 1 });
     return (
@@ -132,6 +195,86 @@ function dateLines(record: VeventRecord): string {
   );
 }
 
+/** Times a feed row's dates are written from with integers: four-digit years, with a day to spare. */
+const FIRST_ROW_SECONDS = MIN_DIGIT_SECONDS + 2 * 86_400;
+const LAST_ROW_SECONDS = MAX_DIGIT_SECONDS - 2 * 86_400;
+
+/**
+ * DTSTART/DTEND of a feed row from its Unix seconds: what dateLines() writes
+ * from the record's wire dates, without making and reading those strings.
+ * `allDay` is the record's (null when blanked).
+ */
+export function rowDateLines(
+  row: { startAt: number; endAt: number; timezone: string },
+  zone: Zone,
+  allDay: boolean | null,
+): string {
+  const { startAt, endAt, timezone } = row;
+  if (!(startAt >= FIRST_ROW_SECONDS && endAt >= FIRST_ROW_SECONDS)) return wireDateLines();
+  if (!(startAt <= LAST_ROW_SECONDS && endAt <= LAST_ROW_SECONDS)) return wireDateLines();
+  // Local wall clock as seconds, as zoneWire() computes it.
+  const startOffset = Math.round(zoneOffset(zone, startAt) * 60);
+  const endOffset = Math.round(zoneOffset(zone, endAt) * 60);
+  const localStart = Math.floor(startAt) + startOffset;
+  const localEnd = Math.floor(endAt) + endOffset;
+  if (allDay === true) {
+    return (
+      headedLine(DATE_HEADS.start, dayDigits(Math.floor(localStart / 86_400))) +
+      headedLine(DATE_HEADS.end, dayDigits(Math.floor(localEnd / 86_400) + 1))
+    );
+  }
+  const tzid = tzidOf({ timezone, all_day: allDay });
+  const block = tzid ? zoneBlock(tzid) : null;
+  if (
+    tzid &&
+    block &&
+    block.coversLocal(localStart, startOffset) &&
+    block.coversLocal(localEnd, endOffset)
+  ) {
+    const heads = tzidHeads(tzid);
+    return (
+      headedLine(heads.start, dateTimeDigits(localStart)) +
+      headedLine(heads.end, dateTimeDigits(localEnd))
+    );
+  }
+  return (
+    headedLine('DTSTART', `${dateTimeDigits(startAt)}Z`) +
+    headedLine('DTEND', `${dateTimeDigits(endAt)}Z`)
+  );
+
+  /** Outside four-digit years: from the wire dates, as the record path writes them. */
+  function wireDateLines(): string {
+    return dateLines({
+      all_day: allDay,
+      timezone,
+      start_date: zoneWire(startAt, zone),
+      end_date: zoneWire(endAt, zone),
+      utc_start_date: utcWire(startAt),
+      utc_end_date: utcWire(endAt),
+    });
+  }
+}
+
+const DATE_HEADS = {
+  start: lineHead('DTSTART', { VALUE: 'DATE' }),
+  end: lineHead('DTEND', { VALUE: 'DATE' }),
+};
+
+/** `DTSTART;TZID=…` and `DTEND;TZID=…` per zone. */
+const tzidHeadsOf = new Map<string, { start: string; end: string }>();
+
+function tzidHeads(tzid: string): { start: string; end: string } {
+  let heads = tzidHeadsOf.get(tzid);
+  if (!heads) {
+    heads = {
+      start: lineHead('DTSTART', { TZID: tzid }),
+      end: lineHead('DTEND', { TZID: tzid }),
+    };
+    tzidHeadsOf.set(tzid, heads);
+  }
+  return heads;
+}
+
 /** Local minus UTC, in seconds, of two wire times. */
 function offsetSeconds(local: string, utc: string): number {
   return (
@@ -139,8 +282,33 @@ function offsetSeconds(local: string, utc: string): number {
   );
 }
 
-/** LOCATION: the name and address on one line; GEO when the venue has coordinates. */
+/*
+ * A venue's and an organizer's lines depend only on their record (records are
+ * not changed once mapped): written once per record, not once per event.
+ */
+const venueText = new WeakMap<VenueRecord, string>();
+const organizerText = new WeakMap<OrganizerRecord, string>();
+
 function venueLines(venue: VenueRecord): string {
+  let text = venueText.get(venue);
+  if (text === undefined) {
+    text = writeVenueLines(venue);
+    venueText.set(venue, text);
+  }
+  return text;
+}
+
+function organizerLine(organizer: OrganizerRecord): string {
+  let text = organizerText.get(organizer);
+  if (text === undefined) {
+    text = writeOrganizerLine(organizer);
+    organizerText.set(organizer, text);
+  }
+  return text;
+}
+
+/** LOCATION: the name and address on one line; GEO when the venue has coordinates. */
+function writeVenueLines(venue: VenueRecord): string {
   const region = venue.stateprovince || venue.state || venue.province;
   const parts = [venue.venue, venue.address, venue.city, region, venue.zip, venue.country].filter(
     (part): part is string => typeof part === 'string' && part.trim() !== '',
@@ -156,7 +324,7 @@ function venueLines(venue: VenueRecord): string {
  * ORGANIZER (a CAL-ADDRESS): `mailto:` when the organizer has an e-mail,
  * else its website or permalink. RFC 5545 allows one per VEVENT: the first.
  */
-function organizerLine(organizer: OrganizerRecord): string {
+function writeOrganizerLine(organizer: OrganizerRecord): string {
   const address = organizer.email
     ? `mailto:${organizer.email}`
     : organizer.website || organizer.url;
@@ -173,8 +341,12 @@ function utcStamp(wire: string): string {
   return `${dateTimeValue(wire)}Z`;
 }
 
+// eslint-disable-next-line no-control-regex -- the characters uriValue encodes
+const URI_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f\s"<>\\^`{|}]/;
+
 /** URI values are not escaped (§3.3.13); characters a URI cannot hold are percent-encoded. */
 function uriValue(uri: string): string {
+  if (!URI_UNSAFE.test(uri)) return uri;
   return uri
     .replace(CONTROL_CHARS, (c) => encodeURIComponent(c))
     .replace(/[\s"<>\\^`{|}]/g, (c) => encodeURIComponent(c));

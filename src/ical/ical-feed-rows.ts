@@ -1,7 +1,7 @@
 import { FixedOffsetZone } from 'luxon';
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { RequestContext } from '../common/http/request-context';
-import { parseZone, utcWire, zoneWire } from '../common/time/dates';
+import { parseZone } from '../common/time/dates';
 import { EventTranslation } from '../events/entities/event-translation.entity';
 import { Event } from '../events/entities/event.entity';
 import type { EventRecordsService, LinkedRecordCache } from '../events/event-records.service';
@@ -10,7 +10,8 @@ import type { OrganizerRecord } from '../organizers/organizer.mapper';
 import { permalink } from '../posts/post-fields';
 import { CATEGORIES } from '../terms/taxonomies';
 import type { TermRecord } from '../terms/term.mapper';
-import type { VeventRecord } from './ical-event';
+import { dateTimeDigits } from './ical-dates';
+import { rowDateLines, type VeventParts } from './ical-event';
 
 /*
  * The feed's lean path (docs/api.md §14): a VEVENT needs a dozen columns of
@@ -116,17 +117,19 @@ export interface LeanContext {
   records: EventRecordsService;
   ctx: RequestContext;
   siteUrl: string;
+  /** The host in every UID. */
+  uidHost: string;
   linked: LinkedRecordCache;
   /** True when the caller gets the event blanked (protected, no password, may not edit). */
   locked: (row: FeedRow) => boolean;
 }
 
 /**
- * The VEVENT records of a batch's rows, in their order, in a fixed number of
+ * What the VEVENTs of a batch's rows are written from, in their order, in a fixed number of
  * queries: texts and link rows for the batch, then only the venues,
  * organizers and terms not met in earlier batches (the feed's cache).
  */
-export async function leanRecords(rows: FeedRow[], lean: LeanContext): Promise<VeventRecord[]> {
+export async function leanVevents(rows: FeedRow[], lean: LeanContext): Promise<VeventParts[]> {
   if (rows.length === 0) return [];
   const ids = [...new Set(rows.map((row) => row.id))];
   const list = ids.map(() => '?').join(', ');
@@ -172,32 +175,27 @@ export async function leanRecords(rows: FeedRow[], lean: LeanContext): Promise<V
     if (row.slug === null) return [];
     const blank = lean.locked(row);
     const zone = parseZone(row.timezone) ?? FixedOffsetZone.utcInstance;
-    const venue = row.venueId ? visible(venues.get(row.venueId)) : undefined;
-    const organizer = organizerOf.get(row.id);
-    const categories = categoriesOf.get(row.id) ?? [];
+    const categories = blank ? [] : (categoriesOf.get(row.id) ?? []);
     if (categories.length > 1) {
       categories.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
     }
-    const record: VeventRecord = {
-      id: row.id,
+    const modified = `${dateTimeDigits(row.modifiedAt)}Z`;
+    const parts: VeventParts = {
+      uid: row.id,
+      uidHost: lean.uidHost,
+      modified,
+      revision: row.revision,
       title: row.title,
+      dates: rowDateLines(row, zone, blank ? null : row.allDay),
       url: permalink(lean.siteUrl, row.language, 'event', row.slug),
-      modified_utc: utcWire(row.modifiedAt),
-      date_utc: utcWire(row.publishedAt),
+      reduced: blank && row.passwordHash !== null,
+      created: `${dateTimeDigits(row.publishedAt)}Z`,
+      description: blank ? '' : row.description || row.excerpt || '',
+      venue: blank || !row.venueId ? undefined : visible(venues.get(row.venueId)),
+      organizer: blank ? undefined : organizerOf.get(row.id),
+      categories,
       status: row.status,
-      password_protected: row.passwordHash !== null,
-      all_day: blank ? null : row.allDay,
-      description: blank ? '' : (row.description ?? ''),
-      excerpt: blank ? '' : (row.excerpt ?? ''),
-      timezone: row.timezone,
-      start_date: zoneWire(row.startAt, zone),
-      end_date: zoneWire(row.endAt, zone),
-      utc_start_date: utcWire(row.startAt),
-      utc_end_date: utcWire(row.endAt),
-      venue: blank || !venue ? [] : venue,
-      organizer: blank || !organizer ? [] : [organizer],
-      categories: blank ? [] : categories,
     };
-    return [record];
+    return [parts];
   });
 }

@@ -33,7 +33,7 @@ export function sendHeadersOr304(req: Request, res: Response, etag: string): boo
  */
 export function streamTo(
   res: Response,
-  pieces: AsyncGenerator<string>,
+  pieces: AsyncGenerator<string | Buffer>,
   onError: (error: Error) => void,
 ): void {
   let closed = false;

@@ -1,6 +1,6 @@
 import ICAL from 'ical.js';
 import { IANAZone } from 'luxon';
-import { zoneOffset } from '../common/time/dates';
+import { utcWire, zoneOffset } from '../common/time/dates';
 import { tzlib_get_ical_block, tzlib_get_timezones } from 'timezones-ical-library';
 
 /*
@@ -18,6 +18,8 @@ export interface ZoneBlock {
   text: string;
   /** True when the block maps this wall-clock time to this UTC offset (seconds). */
   covers(wire: string, offsetSeconds: number): boolean;
+  /** The same, the wall-clock time given as seconds since 1970-01-01 00:00 of that clock. */
+  coversLocal(localSeconds: number, offsetSeconds: number): boolean;
 }
 
 const MAX_CHECKS_KEPT = 50_000;
@@ -71,30 +73,39 @@ function buildBlock(zone: string): ZoneBlock | null {
       }),
     );
   const luxonZone = IANAZone.create(zone);
-  // Per local day: the one offset both the block and the tz database give all day, or null.
-  const steady = new Map<string, number | null>();
-  const times = new Map<string, number>();
+  // Per local day (days since 1970): the one offset both the block and the tz database give all day, or null.
+  const steady = new Map<number, number | null>();
+  const times = new Map<number, number>();
+  const coversLocal = (local: number, offsetSeconds: number): boolean => {
+    // Not a time of four-digit years: no offset can match (as before, without throwing).
+    if (!Number.isFinite(local)) return false;
+    const day = Math.floor(local / 86_400);
+    let dayOffset = steady.get(day);
+    if (dayOffset === undefined) {
+      dayOffset = steadyOffset(day, luxonZone, blockOffset);
+      if (steady.size >= MAX_CHECKS_KEPT) steady.clear();
+      steady.set(day, dayOffset);
+    }
+    if (dayOffset !== null) return dayOffset === offsetSeconds;
+    // A day with a change: the time itself is checked.
+    let offset = times.get(local);
+    if (offset === undefined) {
+      offset = blockOffset(utcWire(local));
+      if (times.size >= MAX_CHECKS_KEPT) times.clear();
+      times.set(local, offset);
+    }
+    return offset === offsetSeconds;
+  };
   return {
     text,
-    covers(wire, offsetSeconds) {
-      const date = wire.slice(0, 10);
-      let dayOffset = steady.get(date);
-      if (dayOffset === undefined) {
-        dayOffset = steadyOffset(date, luxonZone, blockOffset);
-        if (steady.size >= MAX_CHECKS_KEPT) steady.clear();
-        steady.set(date, dayOffset);
-      }
-      if (dayOffset !== null) return dayOffset === offsetSeconds;
-      // A day with a change: the time itself is checked.
-      let offset = times.get(wire);
-      if (offset === undefined) {
-        offset = blockOffset(wire);
-        if (times.size >= MAX_CHECKS_KEPT) times.clear();
-        times.set(wire, offset);
-      }
-      return offset === offsetSeconds;
-    },
+    coversLocal,
+    covers: (wire, offsetSeconds) => coversLocal(wireSeconds(wire), offsetSeconds),
   };
+}
+
+/** `YYYY-MM-DD HH:MM:SS` → seconds since 1970 of that wall clock. */
+function wireSeconds(wire: string): number {
+  return Date.parse(`${wire.slice(0, 10)}T${wire.slice(11, 19)}Z`) / 1000;
 }
 
 /**
@@ -105,11 +116,11 @@ function buildBlock(zone: string): ZoneBlock | null {
  * same offset at both ends and in the middle means none in between.
  */
 function steadyOffset(
-  date: string,
+  day: number,
   zone: IANAZone,
   blockOffset: (wire: string) => number,
 ): number | null {
-  const naive = Date.UTC(+date.slice(0, 4), +date.slice(5, 7) - 1, +date.slice(8, 10)) / 1000;
+  const naive = day * 86_400;
   const minutes = zoneOffset(zone, naive - 14 * 3600);
   if (
     zoneOffset(zone, naive + 12 * 3600) !== minutes ||
@@ -118,6 +129,7 @@ function steadyOffset(
     return null;
   }
   const offset = minutes * 60;
+  const date = utcWire(naive).slice(0, 10);
   const blocks = ['00:00:00', '12:00:00', '23:59:59'].map((time) => blockOffset(`${date} ${time}`));
   return blocks.every((block) => block === offset) ? offset : null;
 }

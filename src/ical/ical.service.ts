@@ -19,8 +19,8 @@ import { EventsService } from '../events/events.service';
 import { TEXT } from '../i18n/messages';
 import { IcalEventQueryDto, IcalFeedQueryDto } from './dto/ical-query.dto';
 import { listStatusScope, StatusScope } from '../posts/post-access';
-import { FeedEvent, tzidOf, vevent } from './ical-event';
-import { FEED_COLUMNS, FeedRow, feedRow, joinFeedTexts, leanRecords } from './ical-feed-rows';
+import { FeedEvent, tzidOf, vevent, veventText } from './ical-event';
+import { FEED_COLUMNS, FeedRow, feedRow, joinFeedTexts, leanVevents } from './ical-feed-rows';
 import {
   fixedZoneBlock,
   isFixedOffset,
@@ -29,6 +29,7 @@ import {
   seriesDateLines,
 } from './ical-series';
 import { contentLine, escapeText } from './ical-text';
+import { TextChunk } from './ical-chunk';
 import { zoneBlock } from './ical-zones';
 
 /** Events read and written per step: memory holds one batch, whatever the feed's size. */
@@ -60,9 +61,9 @@ interface SeriesPart {
   hidden: string[];
 }
 
-/** A batch's VEVENTs, and where the next batch starts (none after the last). */
+/** A batch's VEVENTs as bytes, and where the next batch starts (none after the last). */
 interface Batch {
-  text: string;
+  bytes?: Buffer;
   after?: Cursor;
 }
 
@@ -83,6 +84,8 @@ export interface PreparedFeed {
 export class IcalService {
   /** Events per keyset batch (a setting of the service, so tests can make batches small). */
   batchSize = BATCH_SIZE;
+  /** Bytes of the last batch written: where the next batch's buffer starts. */
+  private lastBatchBytes = 64 * 1024;
   private readonly uidHost: string;
 
   constructor(
@@ -123,10 +126,10 @@ export class IcalService {
 
   /**
    * The feed's text in pieces: the calendar's head at once, then its
-   * VTIMEZONEs, then one piece per batch of events. Reading stops when the
+   * VTIMEZONEs, then one Buffer per batch of events. Reading stops when the
    * consumer stops asking (a client that went away).
    */
-  async *feed(prepared: PreparedFeed, ctx: RequestContext): AsyncGenerator<string> {
+  async *feed(prepared: PreparedFeed, ctx: RequestContext): AsyncGenerator<string | Buffer> {
     yield this.calendarHead(ctx);
     // Node sends a response's first write on the next tick: let it go before the zone query,
     // which on SQLite runs synchronously on this thread.
@@ -140,7 +143,7 @@ export class IcalService {
       while (next) {
         const batch: Batch = await next;
         next = batch.after ? this.batch(prepared, ctx, linked, seen, batch.after) : undefined;
-        if (batch.text) yield batch.text;
+        if (batch.bytes) yield batch.bytes;
       }
     } finally {
       // A consumer that stopped early (the client left) leaves a batch in flight: let it settle.
@@ -215,7 +218,7 @@ export class IcalService {
       });
     }
     const rows = (await qb.getRawMany<Record<string, string | number | null>>()).map(feedRow);
-    if (rows.length === 0) return { text: '' };
+    if (rows.length === 0) return {};
     const newSeries = [
       ...new Set(rows.flatMap((row) => (row.seriesId === null ? [] : [row.seriesId]))),
     ].filter((id) => !seen.has(id));
@@ -241,27 +244,30 @@ export class IcalService {
       }
     }
     const plain = pieces.filter((piece): piece is FeedRow => 'timezone' in piece);
-    const records = await leanRecords(plain, {
+    const written = await leanVevents(plain, {
       manager: this.dataSource.manager,
       records: this.records,
       ctx,
       siteUrl: this.config.publicSiteUrl,
+      uidHost: this.uidHost,
       linked,
       locked: this.events.lockTest(ctx, prepared.password),
     });
-    const recordOf = new Map(records.map((record) => [record.id, record]));
+    const partsOf = new Map(written.map((parts) => [parts.uid, parts]));
     const last = rows[rows.length - 1];
-    let text = '';
+    const chunk = new TextChunk(this.lastBatchBytes);
     for (const piece of pieces) {
       if (!('timezone' in piece)) {
-        text += this.seriesText(piece);
+        chunk.append(this.seriesText(piece));
         continue;
       }
-      const record = recordOf.get(piece.id);
-      if (record) text += vevent({ record, revision: piece.revision, uidHost: this.uidHost });
+      const parts = partsOf.get(piece.id);
+      if (parts) chunk.append(veventText(parts));
     }
+    // The next batch's buffer starts at this one's size (a little more), so it rarely grows.
+    this.lastBatchBytes = Math.ceil(chunk.byteLength * 1.1);
     return {
-      text,
+      bytes: chunk.byteLength > 0 ? chunk.bytes() : undefined,
       after:
         rows.length < this.batchSize
           ? undefined

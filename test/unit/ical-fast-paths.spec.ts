@@ -1,0 +1,127 @@
+import fc from 'fast-check';
+import { utcWire } from '../../src/common/time/dates';
+import { dateTimeDigits, dayDigits } from '../../src/ical/ical-dates';
+import { dateTimeValue, escapeText, htmlToText } from '../../src/ical/ical-text';
+import { zoneBlock } from '../../src/ical/ical-zones';
+
+/*
+ * The feed's fast paths write exactly what the plain ones wrote: dates from
+ * integers, and texts that need no escaping or tidying returned as they are.
+ */
+
+/** The writers before their fast paths, for comparison. */
+function escapeTextPlain(text: string): string {
+  return (
+    text
+      .replace(/\r\n?/g, '\n')
+      .replace(/[\\;,]/g, (c) => `\\${c}`)
+      .replace(/\n/g, '\\n')
+      // eslint-disable-next-line no-control-regex -- as in ical-text.ts
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+  );
+}
+
+function tidyPlain(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t\u00a0]+/g, ' ')
+    .replace(/ ?\n ?/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+const FOUR_DIGIT_YEARS = { min: -62135596800, max: 253402300799 };
+const text = fc.string({
+  unit: fc.constantFrom(
+    'a',
+    ' ',
+    '\n',
+    '\r',
+    '\t',
+    '\u00a0',
+    ',',
+    ';',
+    '\\',
+    '\u0001',
+    'é',
+    '\u2003',
+  ),
+  maxLength: 12,
+});
+
+describe('dateTimeDigits', () => {
+  it('gives the digits of the ISO date for any second of four-digit years', () => {
+    fc.assert(
+      fc.property(fc.integer(FOUR_DIGIT_YEARS), (seconds) => {
+        expect(dateTimeDigits(seconds)).toBe(dateTimeValue(utcWire(seconds)));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('at the edges of days, years and the range, and for fractions of a second', () => {
+    for (const seconds of [
+      0,
+      -1,
+      86_399,
+      86_400,
+      951_782_400,
+      951_868_799,
+      4_107_542_400,
+      FOUR_DIGIT_YEARS.min,
+      FOUR_DIGIT_YEARS.max,
+      FOUR_DIGIT_YEARS.min - 1,
+      FOUR_DIGIT_YEARS.max + 1,
+      1.5,
+      -0.5,
+    ]) {
+      expect(dateTimeDigits(seconds)).toBe(dateTimeValue(utcWire(seconds)));
+    }
+    expect(dayDigits(0)).toBe('19700101');
+    expect(dayDigits(-719_162)).toBe('00010101');
+  });
+});
+
+describe('text fast paths', () => {
+  it('escapeText writes what the four replaces wrote', () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(escapeText(value)).toBe(escapeTextPlain(value));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('htmlToText of text without markup is the tidied text', () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(htmlToText(value)).toBe(tidyPlain(value));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+});
+
+describe('ZoneBlock.coversLocal', () => {
+  it('answers as covers() for the same wall-clock time', () => {
+    const block = zoneBlock('Europe/Amsterdam');
+    if (!block) throw new Error('no block');
+    // Around the changes of 2026 and on ordinary days.
+    for (const wire of [
+      '2026-03-29 01:59:59',
+      '2026-03-29 02:30:00',
+      '2026-03-29 03:00:00',
+      '2026-10-25 02:30:00',
+      '2026-10-25 03:00:00',
+      '2026-07-01 19:00:00',
+      '2026-12-01 19:00:00',
+    ]) {
+      const local = Date.parse(`${wire.replace(' ', 'T')}Z`) / 1000;
+      for (const offset of [3600, 7200]) {
+        expect(block.coversLocal(local, offset)).toBe(block.covers(wire, offset));
+      }
+    }
+    expect(block.coversLocal(Date.parse('2026-07-01T19:00:00Z') / 1000, 7200)).toBe(true);
+    expect(block.coversLocal(Number.NaN, 7200)).toBe(false);
+  });
+});
