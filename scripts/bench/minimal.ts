@@ -29,7 +29,7 @@
  * Run directly (the bench does this, after transpiling it and baseline.ts to plain JS):
  *   BASELINE_CODE_ROOT=dist DATABASE_URL=mysql://… PORT=3903 node minimal.js
  */
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'mysql2/promise';
 import {
   Code,
@@ -49,6 +49,8 @@ import {
   SQL,
   termsFromRows,
   venuesFromRows,
+  type Baseline,
+  type BaselineOptions,
 } from './baseline';
 
 type Event = import('../../src/events/entities/event.entity').Event;
@@ -61,26 +63,9 @@ type OrganizerRecord = import('../../src/organizers/organizer.mapper').Organizer
 type Language = import('../../src/i18n/language').Language;
 type ContentMapOptions = import('../../src/posts/content-record').ContentMapOptions;
 
-export interface MinimalOptions {
-  databaseUrl: string;
-  /** 0: any free port. */
-  port: number;
-  host?: string;
-  /** Where the service's pure functions are loaded from: the compiled dist/ or src/ (Jest). */
-  codeRoot: string;
-  publicSiteUrl: string;
-  siteTimezone: string;
-  jwtSecret: string;
-  defaultLanguage?: Language;
-  maxPerPage?: number;
-  connectionLimit?: number;
-}
-
-export interface Minimal {
-  server: Server;
-  port: number;
-  close(): Promise<void>;
-}
+/** Started like the baseline, from the same options. */
+export type MinimalOptions = BaselineOptions;
+export type Minimal = Baseline;
 
 const API_PATH = '/calendar/events/v1';
 /** As the service's CountCacheService. */
