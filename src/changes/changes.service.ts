@@ -31,6 +31,16 @@ interface FeedRead {
 
 type ChangeRecord = NonNullable<ChangeEntryDto['record']>;
 
+/** The kinds whose records the feed's linked-record cache holds, and how it names them. */
+const LINKED_KINDS = {
+  venue: 'venue',
+  organizer: 'organizer',
+  category: 'term',
+  tag: 'term',
+} as const;
+/** Changed linked records read to carry the cache over a head move; beyond it, it starts over. */
+const LINKED_CHANGES_MAX = 1_000;
+
 /** Linked records per kind kept for feed reads: all venues, organizers and terms of large data sets. */
 const LINKED_MAX_PER_KIND = 20_000;
 /** As VersionedCacheService: bounds staleness should a write ever bypass the change tracking. */
@@ -77,7 +87,7 @@ export class ChangesService {
     const initial = from ? from.initial : read.head;
     const hasMore = read.rows.length > perPage;
     const rows = read.rows.slice(0, perPage);
-    const records = await this.readableRecords(rows, ctx, this.linkedAt(read.head, ctx));
+    const records = await this.readableRecords(rows, ctx, await this.linkedAt(read.head, ctx));
     const changes = rows.flatMap((row): ChangeEntryDto[] => {
       const record = records.get(row.kind)?.get(row.id);
       const head = { kind: row.kind, id: row.id };
@@ -109,15 +119,7 @@ export class ChangesService {
     ].join(' UNION ALL ');
     const params = all ? [after, limit] : kinds.flatMap((kind) => [after, kind, limit]);
     // Anonymous reads may go to a replica: one statement keeps the answer consistent there too.
-    const mode = this.dataSource.defaultReplicationModeForReads();
-    const result = await committedRead(this.dataSource, async () => {
-      const runner = this.dataSource.createQueryRunner(mode);
-      try {
-        return (await runner.query(sql, params)) as Array<Record<string, string | number | null>>;
-      } finally {
-        await runner.release();
-      }
-    });
+    const result = await this.query(sql, params);
     const state = result.find((row) => Number(row.seq) === -1);
     if (!state) throw new Error('change_state has no row');
     return {
@@ -180,25 +182,96 @@ export class ChangesService {
 
   /**
    * The venue, organizer and term records shared by the feed reads of one
-   * language and host that saw the change sequence at `head` or below. Exact:
-   * every write that changes such a record moves it to a new `seq` in its own
-   * transaction, and every entry was read after a snapshot whose head was
-   * `head`, so it shows at least every change up to there (a newer state is
-   * what a read after the snapshot would show anyway, and its change follows).
-   * The shared data version cannot key this: it is bumped after the write
-   * commits, and a page may hold a change whose bump is still to come
-   * (docs/decisions.md). Dropped after MAX_AGE_MS like the versioned caches.
+   * language and host that saw the change sequence at the entry's `head` or
+   * below. Exact: every write that changes such a record moves it to a new
+   * `seq` in its own transaction, and every entry was read after a snapshot
+   * whose head was `head`, so it shows at least every change up to there (a
+   * newer state is what a read after the snapshot would show anyway, and its
+   * change follows). A read that saw a newer head drops the records changed
+   * in between and carries the rest over (LinkedRecordCache.drop also keeps
+   * loads that began before it out). The shared data version cannot key
+   * this: it is bumped after the write commits, and a page may hold a change
+   * whose bump is still to come (docs/decisions.md). Starts over after
+   * MAX_AGE_MS like the versioned caches.
    */
-  private linkedAt(head: number, ctx: RequestContext): LinkedRecordCache {
+  private async linkedAt(head: number, ctx: RequestContext): Promise<LinkedRecordCache> {
     const key = `${ctx.language}:${ctx.apiUrl}`;
-    const now = Date.now();
-    let entry = this.linked.get(key);
-    if (!entry || entry.head < head || now - entry.since > LINKED_MAX_AGE_MS) {
-      if (!entry && this.linked.size >= LINKED_MAX_KEYS) this.linked.clear();
-      entry = { head, since: now, cache: new LinkedRecordCache(LINKED_MAX_PER_KIND, true) };
-      this.linked.set(key, entry);
+    const entry = this.linked.get(key);
+    if (entry && Date.now() - entry.since <= LINKED_MAX_AGE_MS) {
+      if (entry.head >= head) return entry.cache;
+      const from = entry.head;
+      const changed = await this.linkedChanges(from, head);
+      // Heads only grow within an entry, so `changed` covers whatever is left of (entry.head, head].
+      if (changed && this.linked.get(key) === entry) {
+        if (entry.head < head) {
+          entry.cache.drop(changed);
+          entry.head = head;
+        }
+        return entry.cache;
+      }
     }
-    return entry.cache;
+    if (!entry && this.linked.size >= LINKED_MAX_KEYS) this.linked.clear();
+    const fresh = {
+      head,
+      since: Date.now(),
+      cache: new LinkedRecordCache(LINKED_MAX_PER_KIND, true),
+    };
+    this.linked.set(key, fresh);
+    return fresh.cache;
+  }
+
+  /**
+   * The venues, organizers and terms changed in (after, upTo], one
+   * `(kind, seq)` index range per kind; undefined when there are more than
+   * LINKED_CHANGES_MAX of a kind, or when this connection (a replica) has not
+   * yet seen `upTo`. Read only after the head moved, so a poll that finds
+   * nothing new pays nothing for it.
+   */
+  private async linkedChanges(
+    after: number,
+    upTo: number,
+  ): Promise<Array<{ kind: 'venue' | 'organizer' | 'term'; id: number }> | undefined> {
+    const kinds = Object.keys(LINKED_KINDS) as Array<keyof typeof LINKED_KINDS>;
+    const sql = [
+      // The state row first: no kind, this connection's head in place of an ID.
+      'SELECT NULL AS kind, seq AS record_id FROM change_state WHERE id = 1',
+      ...kinds.map(
+        (_, i) =>
+          `SELECT * FROM (SELECT kind, record_id FROM changes WHERE kind = ? AND seq > ? AND seq <= ? ` +
+          `ORDER BY seq LIMIT ${LINKED_CHANGES_MAX + 1}) l${i}`,
+      ),
+    ].join(' UNION ALL ');
+    const rows = await this.query(
+      sql,
+      kinds.flatMap((kind) => [kind, after, upTo]),
+    );
+    const [state, ...changed] = [
+      rows.find((row) => row.kind === null),
+      ...rows.filter((row) => row.kind !== null),
+    ];
+    if (!state || Number(state.record_id) < upTo) return undefined;
+    const perKind = (kind: string) => changed.filter((row) => row.kind === kind).length;
+    if (kinds.some((kind) => perKind(kind) > LINKED_CHANGES_MAX)) return undefined;
+    return changed.map((row) => ({
+      kind: LINKED_KINDS[row.kind as keyof typeof LINKED_KINDS],
+      id: Number(row.record_id),
+    }));
+  }
+
+  /** A read of committed rows; anonymous reads may go to a replica (one statement is consistent there too). */
+  private query(
+    sql: string,
+    params: unknown[],
+  ): Promise<Array<Record<string, string | number | null>>> {
+    const mode = this.dataSource.defaultReplicationModeForReads();
+    return committedRead(this.dataSource, async () => {
+      const runner = this.dataSource.createQueryRunner(mode);
+      try {
+        return (await runner.query(sql, params)) as Array<Record<string, string | number | null>>;
+      } finally {
+        await runner.release();
+      }
+    });
   }
 
   /** The key is made by the migration and never changes: read once. */

@@ -196,12 +196,28 @@ export class LinkedRecordCache {
   readonly terms = new Map<number, TermRecord>();
   readonly organizers = new Map<number, OrganizerRecord>();
   readonly venues = new Map<number, VenueRecord>();
+  /**
+   * Moved by every `drop`: a load that began before a drop may hold a state
+   * older than the one dropped, so it is answered but not kept.
+   */
+  private generation = 0;
 
   constructor(
     readonly maxPerKind = 20_000,
     /** Shared by concurrent requests: records are frozen, so no answer can change another's. */
     readonly shared = false,
   ) {}
+
+  get currentGeneration(): number {
+    return this.generation;
+  }
+
+  /** Forgets these records (they changed); later reads load them again. */
+  drop(records: Iterable<{ kind: 'venue' | 'organizer' | 'term'; id: number }>): void {
+    this.generation++;
+    const stores = { venue: this.venues, organizer: this.organizers, term: this.terms };
+    for (const { kind, id } of records) stores[kind].delete(id);
+  }
 }
 
 function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
@@ -215,7 +231,7 @@ function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
 }
 
 /** Records by ID: those in `store` from there, the rest loaded (and kept while there is room). */
-async function cachedRecords<R extends object>(
+export async function cachedRecords<R extends object>(
   cache: LinkedRecordCache | undefined,
   store: Map<number, R> | undefined,
   ids: number[],
@@ -223,9 +239,12 @@ async function cachedRecords<R extends object>(
 ): Promise<Map<number, R>> {
   if (!cache || !store) return load(ids);
   const missing = [...new Set(ids)].filter((id) => !store.has(id));
+  const generation = cache.currentGeneration;
   const loaded = missing.length > 0 ? await load(missing) : new Map<number, R>();
-  if (store.size + loaded.size > cache.maxPerKind) store.clear();
-  for (const [id, record] of loaded) store.set(id, cache.shared ? deepFreeze(record) : record);
+  if (cache.currentGeneration === generation) {
+    if (store.size + loaded.size > cache.maxPerKind) store.clear();
+    for (const [id, record] of loaded) store.set(id, cache.shared ? deepFreeze(record) : record);
+  }
   return new Map(
     ids.flatMap((id) => {
       const record = store.get(id) ?? loaded.get(id);
