@@ -61,13 +61,25 @@ export function conditionalGet(req: Request, res: Response, next: NextFunction):
     if (res.statusCode !== 200 || !bytes || res.getHeader('ETag') !== undefined) {
       return send(body);
     }
-    const etag = entityTag(body as string | Buffer);
+    const encoded = jsonBytes(res, body as string | Buffer);
+    const etag = entityTag(encoded);
     onTag?.(etag);
     if (setCachingHeaders(req, res, etag)) {
       res.status(304);
       return send('');
     }
-    return send(body);
+    return send(encoded);
   } as Response['send'];
   next();
+}
+
+/**
+ * A JSON answer's text (what res.json passes on) as UTF-8 bytes, with the
+ * charset Express would add to a string: encoded once here, then hashed and
+ * sent as they are, instead of once for the hash and again by `send`.
+ */
+function jsonBytes(res: Response, body: string | Buffer): string | Buffer {
+  if (typeof body !== 'string' || res.getHeader('Content-Type') !== 'application/json') return body;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  return Buffer.from(body, 'utf8');
 }
