@@ -15,7 +15,39 @@ interface RowShape {
   columns: ColumnMetadata[];
   /** `SELECT <every column> FROM <table>` */
   select: string;
+  /** Per result-key naming (plain column names, or `r0…`/`t0…` of a join): how to hydrate a row. */
+  fields: Map<string, HydratedField[]>;
 }
+
+/** One column of a result row and where its value goes. */
+interface HydratedField {
+  column: ColumnMetadata;
+  /** The row's key of the column. */
+  key: string;
+  /**
+   * The driver's hydration returns the value as it is: no transformer, and a
+   * type its prepareHydratedValue does not convert (both drivers convert only
+   * booleans, dates, times, JSON, arrays, enums and the JS Number type).
+   */
+  asIs: boolean;
+}
+
+const AS_IS_TYPES = new Set([
+  'int',
+  'integer',
+  'bigint',
+  'smallint',
+  'tinyint',
+  'varchar',
+  'char',
+  'text',
+  'mediumtext',
+  'longtext',
+  'decimal',
+  'double',
+  'float',
+  'real',
+]);
 
 const shapes = new WeakMap<EntityMetadata, RowShape>();
 
@@ -34,6 +66,7 @@ function shapeOf(manager: EntityManager, target: EntityTarget<ObjectLiteral>): R
       metadata,
       columns,
       select: `SELECT ${list} FROM ${driver.escape(metadata.tableName)}`,
+      fields: new Map(),
     };
     shapes.set(metadata, shape);
   }
@@ -65,7 +98,8 @@ export async function rowsWhereIn<E extends ObjectLiteral>(
     `${shape.select} WHERE ${escape(property)} IN (${placeholders(unique.length)})` +
     (orderBy ? ` ORDER BY ${escape(orderBy)}` : '');
   const rows = await select(manager, sql, unique);
-  return rows.map((row) => hydrate(manager, shape, row, (column) => column.databaseName) as E);
+  const fields = fieldsOf(shape, '');
+  return rows.map((row) => hydrate(manager, shape, fields, row) as E);
 }
 
 interface TranslatedShape {
@@ -127,13 +161,17 @@ export async function recordsWithTranslations<E extends ObjectLiteral & { id: nu
   );
   const recordId = `r${shape.records.columns.indexOf(columnOf(shape.records, 'id'))}`;
   const translationId = `t${shape.translations.columns.indexOf(columnOf(shape.translations, 'id'))}`;
+  const [recordFields, translationFields] = [
+    fieldsOf(shape.records, 'r'),
+    fieldsOf(shape.translations, 't'),
+  ];
   for (const row of rows) {
     if (row[translationId] === null || row[translationId] === undefined) continue;
-    const translation = hydrate(manager, shape.translations, row, (_, i) => `t${i}`);
+    const translation = hydrate(manager, shape.translations, translationFields, row);
     const id = Number(row[recordId]);
     let record = byId.get(id) as ObjectLiteral | undefined;
     if (!record) {
-      record = hydrate(manager, shape.records, row, (_, i) => `r${i}`);
+      record = hydrate(manager, shape.records, recordFields, row);
       record.translations = [];
       byId.set(id, record as E);
     }
@@ -159,17 +197,38 @@ async function select(
   }
 }
 
+/** Whether the drivers' hydration returns this column's values unchanged (HydratedField.asIs). */
+export function hydratesAsIs(column: ColumnMetadata): boolean {
+  return !column.transformer && typeof column.type === 'string' && AS_IS_TYPES.has(column.type);
+}
+
+/** The fields of a shape's rows whose keys are the column names (`prefix` ''), or `<prefix><index>`. */
+function fieldsOf(shape: RowShape, prefix: string): HydratedField[] {
+  let fields = shape.fields.get(prefix);
+  if (!fields) {
+    fields = shape.columns.map((column, index) => ({
+      column,
+      key: prefix === '' ? column.databaseName : `${prefix}${index}`,
+      asIs: !column.transformer && typeof column.type === 'string' && AS_IS_TYPES.has(column.type),
+    }));
+    shape.fields.set(prefix, fields);
+  }
+  return fields;
+}
+
+/** An entity of the row's values, converted as TypeORM's find() would (rows of a page: kept lean). */
 function hydrate(
   manager: EntityManager,
   shape: RowShape,
+  fields: HydratedField[],
   row: ObjectLiteral,
-  key: (column: ColumnMetadata, index: number) => string,
 ): ObjectLiteral {
   const { driver } = manager.connection;
   const entity = shape.metadata.create() as ObjectLiteral;
-  shape.columns.forEach((column, index) => {
-    entity[column.propertyName] = driver.prepareHydratedValue(row[key(column, index)], column);
-  });
+  for (const { column, key, asIs } of fields) {
+    const value: unknown = row[key];
+    entity[column.propertyName] = asIs ? value : driver.prepareHydratedValue(value, column);
+  }
   return entity;
 }
 
