@@ -4,7 +4,7 @@
  *
  *   npm run bench:feed -- [--database-url mysql://…] [--polls 300] [--rounds 10]
  *                         [--create-seconds 10] [--base-ref <git ref>] [--no-pin]
- *                         [--no-creates] [--sync-pages N]
+ *                         [--no-creates] [--sync-pages N] [--profile DIR]
  *
  * 1. full sync: an anonymous client follows the feed from the beginning with
  *    per_page=1000 (records/s, and records per CPU second of the service,
@@ -62,6 +62,8 @@ async function main(): Promise<void> {
       'no-pin': { type: 'boolean', default: false },
       'no-creates': { type: 'boolean', default: false },
       'sync-pages': { type: 'string' },
+      /** Writes a V8 CPU profile of the service into this folder when it stops (node --cpu-prof). */
+      profile: { type: 'string' },
     },
   });
   const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL ?? '';
@@ -75,7 +77,8 @@ async function main(): Promise<void> {
   const token = await editorToken(SECRET);
 
   const entry = ensureBuilt(ROOT, log);
-  const service = await start('service', entry, databaseUrl, logDir, pin);
+  const profile = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values.profile)}`] : [];
+  const service = await start('service', entry, databaseUrl, logDir, pin, false, profile);
   const report: string[] = [];
   // The create set of `npm run bench` (its data is found with the service's help).
   const data = await discoverBenchData(db, { siteZone: 'UTC', servicePort: service.port });
@@ -146,6 +149,7 @@ async function main(): Promise<void> {
       const page = await get(service.port, `${API}/changes?per_page=1000&since=${cursor}`);
       incremental.push(Number(process.hrtime.bigint() - started) / 1e6);
       incrementalCpu += (cpuSeconds(service.pid) ?? 0) - cpuBefore;
+      log(`  incremental round ${round + 1}: ${incremental[round].toFixed(1)} ms`);
       const body = page.body as { changes: unknown[]; next_cursor: string; has_more: boolean };
       if (body.changes.length !== 100 || body.has_more)
         throw new Error(`expected 100 changes, got ${body.changes.length}`);
@@ -229,12 +233,13 @@ async function start(
   logDir: string,
   pin: boolean,
   noMigrations = false,
+  nodeOptions: string[] = [],
 ): Promise<Server> {
   const port = await freePort();
   return startServer({
     name,
     port,
-    args: [entry],
+    args: [...nodeOptions, entry],
     env: {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'production',
