@@ -79,7 +79,8 @@ describe('conditional requests (docs/api.md §11)', () => {
       const organizer = await create('/organizers', { organizer: 'Stichting', status: 'publish' });
       const category = await create('/categories', { name: 'Jazz' });
       const tag = await create('/tags', { name: 'Gratis' });
-      const ev = await event('Concert', {
+      // Not only ASCII: the tag and Content-Length count UTF-8 bytes, not characters.
+      const ev = await event('Concert – café 🎷', {
         venue: venue.id,
         organizer: [organizer.id],
         categories: [category.id],
@@ -104,8 +105,16 @@ describe('conditional requests (docs/api.md §11)', () => {
       for (const path of paths) {
         const first = await get(path).expect(200);
         expectCachingHeaders(first, 'public');
-        // A hash of exactly the bytes sent.
+        // A hash of exactly the bytes sent, sent as UTF-8 JSON.
         expect([path, first.headers.etag]).toEqual([path, entityTag(first.text)]);
+        expect([path, first.headers['content-type']]).toEqual([
+          path,
+          'application/json; charset=utf-8',
+        ]);
+        expect([path, Number(first.headers['content-length'])]).toEqual([
+          path,
+          Buffer.byteLength(first.text),
+        ]);
         const again = await get(path).expect(200);
         expect([path, again.headers.etag]).toEqual([path, first.headers.etag]);
         const head = await ctx.t.http().head(`${API}${path}`).expect(200);
