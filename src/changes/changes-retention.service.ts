@@ -8,6 +8,7 @@ import {
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { DataVersionService } from '../common/cache/data-version.service';
 import { nowEpoch } from '../common/time/dates';
 import { failureText, PeriodicTask } from '../common/time/periodic-task';
 import { appConfig } from '../config/app.config';
@@ -33,6 +34,7 @@ export class ChangesRetention implements OnApplicationBootstrap, BeforeApplicati
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+    private readonly versions: DataVersionService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -46,9 +48,16 @@ export class ChangesRetention implements OnApplicationBootstrap, BeforeApplicati
   /**
    * Purges tombstones older than the retention, oldest first, and stops at the
    * first younger one; returns how many. A cursor before the last purged
-   * tombstone is then answered 410.
+   * tombstone is then answered 410, so a purge bumps the data version like a
+   * write: no feed answer remembered before it may be confirmed with a 304.
    */
   async purgeExpired(now = nowEpoch()): Promise<number> {
+    const purged = await this.purgeBatches(now);
+    if (purged > 0) await this.versions.bump();
+    return purged;
+  }
+
+  private async purgeBatches(now: number): Promise<number> {
     const cutoff = now - this.config.syncRetentionDays * 86_400;
     let purged = 0;
     for (;;) {

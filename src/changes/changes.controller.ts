@@ -1,12 +1,15 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiGoneResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../common/errors/error-body.dto';
+import { CachedValidators } from '../common/http/cached-validators';
 import { Ctx, RequestContext } from '../common/http/request-context';
 import { ChangesService } from './changes.service';
 import { CHANGE_RECORD_MODELS, ChangesPageDto } from './dto/changes-page.dto';
 import { ChangesQueryDto } from './dto/changes-query.dto';
 
 @ApiTags('changes')
+// Every answer moves only with writes and the retention purge, which bumps the data version too.
+@CachedValidators()
 @Controller('changes')
 export class ChangesController {
   constructor(private readonly changes: ChangesService) {}

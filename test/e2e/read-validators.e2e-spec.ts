@@ -1,4 +1,6 @@
 import type { Response } from 'supertest';
+import { ChangesRetention } from '../../src/changes/changes-retention.service';
+import { ChangesService } from '../../src/changes/changes.service';
 import { ReadValidatorCache } from '../../src/common/cache/read-validator-cache.service';
 import { EventsService } from '../../src/events/events.service';
 import { VenuesService } from '../../src/venues/venues.service';
@@ -22,6 +24,7 @@ describe('read validators (304 without running the handler)', () => {
   let eventsList: jest.SpyInstance;
   let eventsGet: jest.SpyInstance;
   let venuesList: jest.SpyInstance;
+  let feedPage: jest.SpyInstance;
   let validators: ReadValidatorCache;
 
   beforeAll(async () => {
@@ -32,6 +35,7 @@ describe('read validators (304 without running the handler)', () => {
     eventsList = jest.spyOn(t.app.get(EventsService), 'list');
     eventsGet = jest.spyOn(t.app.get(EventsService), 'get');
     venuesList = jest.spyOn(t.app.get(VenuesService), 'list');
+    feedPage = jest.spyOn(t.app.get(ChangesService), 'page');
   });
   afterAll(() => t?.close());
   beforeEach(async () => {
@@ -177,6 +181,44 @@ describe('read validators (304 without running the handler)', () => {
       'If-None-Match': first.headers.etag as string,
     }).expect(304);
     expect(venuesList).toHaveBeenCalledTimes(2);
+  });
+
+  it('answers an unchanged feed poll with 304 without reading the feed; a write or a purge of old deletions reads again', async () => {
+    const venue = await post('/venues', { venue: 'Paradiso', status: 'publish' });
+    const synced = await get('/changes').expect(200);
+    await t
+      .http()
+      .delete(`${API}/venues/${venue.id}?force=true`)
+      .set('Authorization', t.auth.editor)
+      .expect(200);
+    // A client that synced before the deletion is given the delete.
+    const older = `/changes?since=${(synced.body as { next_cursor: string }).next_cursor}`;
+    const poll = await get(older).expect(200);
+    expect(poll.text).toContain('"type":"delete"');
+    const cursor = (poll.body as { next_cursor: string }).next_cursor;
+    const polled = await get(`/changes?since=${cursor}`).expect(200);
+    expect(polled.body).toMatchObject({ changes: [], has_more: false });
+    expect(feedPage).toHaveBeenCalledTimes(3);
+
+    const unchanged = { 'If-None-Match': polled.headers.etag as string };
+    const again = await get(`/changes?since=${cursor}`, undefined, unchanged).expect(304);
+    expect(kept(again)).toEqual(kept(polled));
+    await get(older, undefined, { 'If-None-Match': poll.headers.etag as string }).expect(304);
+    expect(feedPage).toHaveBeenCalledTimes(3);
+    // Another caller is read for (what a feed shows depends on who asks); here it is the same empty page.
+    await get(`/changes?since=${cursor}`, 'editor', unchanged).expect(304);
+    expect(feedPage).toHaveBeenCalledTimes(4);
+
+    // A write: the same poll now holds it.
+    await post('/venues', { venue: 'Melkweg', status: 'publish' });
+    const moved = await get(`/changes?since=${cursor}`, undefined, unchanged).expect(200);
+    expect(moved.text).toContain('Melkweg');
+
+    // Purging the deletion (older than the retention) answers the older cursor 410, not 304.
+    const afterWrite = await get(older).expect(200);
+    const retention = t.app.get(ChangesRetention);
+    expect(await retention.purgeExpired(Math.floor(Date.now() / 1000) + 31 * 86_400)).toBe(1);
+    await get(older, undefined, { 'If-None-Match': afterWrite.headers.etag as string }).expect(410);
   });
 
   it('forgets a validator after a minute even if no write was seen (a failed version bump)', async () => {
