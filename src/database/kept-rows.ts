@@ -1,8 +1,9 @@
-import type {
-  BeforeQueryEvent,
-  EntityManager,
-  EntitySubscriberInterface,
-  QueryRunner,
+import {
+  type BeforeQueryEvent,
+  type EntityManager,
+  type EntitySubscriberInterface,
+  EventSubscriber,
+  type QueryRunner,
 } from 'typeorm';
 
 /*
@@ -40,6 +41,7 @@ export class KeptRows<T> {
 }
 
 /** Drops a connection's kept rows before any statement that is not a SELECT runs on it. */
+@EventSubscriber()
 export class KeptRowsSubscriber implements EntitySubscriberInterface {
   beforeQuery(event: BeforeQueryEvent): void {
     if (!READ.test(event.query)) keptByRunner.delete(event.queryRunner);
