@@ -482,4 +482,3 @@ export class EventsService {
     return record;
   }
 }
-
