@@ -379,6 +379,14 @@ export class WebhookSender
     while (this.outcomes.length > 0) {
       const batch = this.outcomes.splice(0);
       try {
+        // The common case on MySQL, all delivered: its few UPDATEs need no transaction (each
+        // holds on its own; one lost in between leaves its rows leased, to be sent again).
+        // SQLite's single connection must wait for its turn in the write queue.
+        if (this.dataSource.options.type === 'mysql' && batch.every(isDelivered)) {
+          await this.storeDelivered(this.dataSource.manager, batch);
+          for (const outcome of batch) outcome.resolve();
+          continue;
+        }
         const disabled = await writeTransaction(this.dataSource, async (manager) => {
           const off: number[] = [];
           await this.storeDelivered(manager, batch.filter(isDelivered));
