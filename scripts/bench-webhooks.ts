@@ -28,7 +28,7 @@ import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
 import { DateTime } from 'luxon';
 import { hasTaskset, pinSelf, serviceReady, startServer, stopAll } from './bench/processes';
-import { ensureBuilt, freePort } from './shared/process-tools';
+import { cpuSeconds, ensureBuilt, freePort } from './shared/process-tools';
 
 const ROOT = resolve(__dirname, '..');
 const SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   if (pin) pinSelf(1);
   const workDir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
   const port = await freePort();
-  await startServer({
+  const service = await startServer({
     name: 'service',
     port,
     args: [
@@ -150,13 +150,23 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 5));
   };
 
+  // The service's CPU per create: a steadier measure than creates/s on a shared machine
+  // (it counts only the service's own work, not time it waited for a core).
+  const cpu = () => cpuSeconds(service.pid) ?? NaN;
+
   // Warm-up, then without an endpoint, then with one (each event: event.created + category.updated).
   await createEvents(50, connections);
+  const cpuWithout = cpu();
   const without = await createEvents(creates, connections);
+  const cpuPerCreateWithout = ((cpu() - cpuWithout) * 1000) / creates;
   const endpoint = (await call('POST', '/webhooks', { url: hook, events: ['*'] })).id;
+  const cpuWith = cpu();
   const withOutbox = await createEvents(creates, connections);
+  const cpuPerCreateWith = ((cpu() - cpuWith) * 1000) / creates;
   const expected = await countDeliveries(endpoint);
   await waitDelivered(expected);
+  // Until the last of their messages was delivered: the creates' whole cost with the outbox.
+  const cpuPerCreateDelivered = ((cpu() - cpuWith) * 1000) / creates;
   const sorted = [...latencies].sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
@@ -189,6 +199,9 @@ async function main(): Promise<void> {
   console.log(`| creates/s without an endpoint | ${without.toFixed(1)} |`);
   console.log(
     `| creates/s with one endpoint (outbox + sender) | ${withOutbox.toFixed(1)} (${(((withOutbox - without) / without) * 100).toFixed(1)} %) |`,
+  );
+  console.log(
+    `| service CPU per create without / with one endpoint (during the creates; until all delivered) | ${cpuPerCreateWithout.toFixed(2)} / ${cpuPerCreateWith.toFixed(2)} ms (${(((cpuPerCreateWith - cpuPerCreateWithout) / cpuPerCreateWithout) * 100).toFixed(1)} %); ${cpuPerCreateDelivered.toFixed(2)} ms |`,
   );
   console.log(
     `| commit → delivery under that load (${sorted.length} messages) | p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${sorted[sorted.length - 1]} ms |`,

@@ -4,6 +4,7 @@ import type { DataSourceOptions } from 'typeorm';
 import { ConfigurationError } from '../config/env.validation';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
+import { KeptRowsSubscriber } from './kept-rows';
 import { DatabaseLogger, QueryTimeoutSubscriber } from './query-timeout';
 import { loadSqliteDriver } from './sqlite-driver';
 
@@ -37,6 +38,7 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
     migrationsTransactionMode: 'each' as const,
     synchronize: false,
     logging: false,
+    subscribers: [KeptRowsSubscriber],
   };
   const readUrls = settings.databaseReadUrls ?? [];
   if (settings.databaseUrl) {
@@ -61,7 +63,7 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
         ? {
             enableQueryTimeout: true,
             maxQueryExecutionTime: settings.queryTimeoutMs,
-            subscribers: [QueryTimeoutSubscriber],
+            subscribers: [...common.subscribers, QueryTimeoutSubscriber],
             // Slow queries are always logged: keep SQL parameters out of the logs.
             logger: new DatabaseLogger(),
           }

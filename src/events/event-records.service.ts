@@ -7,22 +7,56 @@ import type { RequestContext } from '../common/http/request-context';
 import { VersionedCacheService } from '../common/cache/versioned-cache.service';
 import { appConfig } from '../config/app.config';
 import { rowsWhereIn } from '../database/entity-rows';
+import { KeptRows } from '../database/kept-rows';
+import type { Organizer } from '../organizers/entities/organizer.entity';
 import type { OrganizerRecord } from '../organizers/organizer.mapper';
 import { OrganizersService } from '../organizers/organizers.service';
+import type { Term } from '../terms/entities/term.entity';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
+import { loadTerms } from '../terms/term-store';
 import type { TermRecord } from '../terms/term.mapper';
 import { TermLinksService } from '../terms/term-links.service';
+import type { Venue } from '../venues/entities/venue.entity';
 import type { VenueRecord } from '../venues/venue.mapper';
 import { VenuesService } from '../venues/venues.service';
 import { EventOrganizer } from './entities/event-organizer.entity';
 import { EventTerm } from './entities/event-term.entity';
 import { Event } from './entities/event.entity';
+import { loadEvents } from './event-store';
 import { EventLinks, EventMapOptions, EventRecord, mapEvent } from './event.mapper';
 
 /** The term and organizer link rows of a set of events. */
 export interface EventLinkRows {
   termLinks: EventTerm[];
   organizerLinks: EventOrganizer[];
+}
+
+/**
+ * Everything the records of some events are made of (EventRecordsService.loadRows):
+ * the events with their translations, their link rows, and the rows of the
+ * terms, organizers and venues they link to, each with its translations.
+ */
+export interface EventRows {
+  events: Map<number, Event>;
+  links: EventLinkRows;
+  terms: Map<number, Term>;
+  organizers: Map<number, Organizer>;
+  venues: Map<number, Venue>;
+}
+
+/**
+ * The rows of the event a write read last for its answer's ETag
+ * (EventsService.readRecord), kept for the rest of its transaction while it
+ * writes nothing more: its change messages render the webhook record from them.
+ */
+export const WRITTEN_EVENT_ROWS = new KeptRows<EventRows>();
+
+/** The linked records events embed, and the test of whether the caller may see one. */
+export interface LinkedRecords {
+  terms: Map<number, TermRecord>;
+  organizers: Map<number, OrganizerRecord>;
+  venues: Map<number, VenueRecord>;
+  visible: <R extends { author: string; status: Event['status'] }>(record?: R) => R | undefined;
 }
 
 /**
@@ -62,31 +96,56 @@ export class EventRecordsService {
     options: (event: Event) => Partial<EventMapOptions>,
     linkRows?: EventLinkRows,
     linked?: LinkedRecordCache,
-    manager: EntityManager = this.dataSource.manager,
   ): Promise<EventRecord[]> {
-    const links = await this.loadLinks(
-      events,
-      linkRows ??
-        (await this.linkRows(
-          events.map((event) => event.id),
-          manager,
-        )),
+    const links = linkRows ?? (await this.linkRows(events.map((event) => event.id)));
+    const records = await this.linkedRecords(
+      links.termLinks.map((link) => link.termId),
+      links.organizerLinks.map((link) => link.organizerId),
+      events.flatMap((event) => (event.venueId ? [event.venueId] : [])),
       ctx,
       linked,
-      manager,
     );
-    return events.map((event) =>
-      mapEvent(event, links.get(event.id) as EventLinks, {
-        language: ctx.language,
-        apiUrl: ctx.apiUrl,
-        siteUrl: this.config.publicSiteUrl,
-        siteZone: this.config.siteTimezone,
-        withJsonLd: false,
-        withTranslations: false,
-        blanked: false,
-        ...options(event),
-      }),
-    );
+    return this.mapWith(events, links, records, ctx, options);
+  }
+
+  /**
+   * Everything the records of these events are made of, read through
+   * `manager` (a write's transaction: its uncommitted state): the events with
+   * their translations, their link rows, and the rows of the terms, venues
+   * and organizers they link to, in the same few queries whatever their number.
+   */
+  async loadRows(manager: EntityManager, ids: number[]): Promise<EventRows> {
+    const [events, links] = await Promise.all([
+      loadEvents(manager, ids),
+      this.linkRows(ids, manager),
+    ]);
+    const [terms, organizers, venues] = await Promise.all([
+      loadTerms(manager, [...new Set(links.termLinks.map((link) => link.termId))]),
+      this.organizers.rowsByIds(
+        manager,
+        links.organizerLinks.map((link) => link.organizerId),
+      ),
+      this.venues.rowsByIds(
+        manager,
+        [...events.values()].flatMap((event) => (event.venueId ? [event.venueId] : [])),
+      ),
+    ]);
+    return { events, links, terms, organizers, venues };
+  }
+
+  /** The records of loaded rows (see loadRows), in the caller's language and host. */
+  mapRows(
+    rows: EventRows,
+    ctx: RequestContext,
+    options: (event: Event) => Partial<EventMapOptions>,
+  ): EventRecord[] {
+    const linked = {
+      terms: this.terms.mapRecords(rows.terms, ctx),
+      organizers: this.organizers.embeddedRecords(rows.organizers, ctx),
+      venues: this.venues.embeddedRecords(rows.venues, ctx),
+      visible: visibleTo(ctx),
+    };
+    return this.mapWith([...rows.events.values()], rows.links, linked, ctx, options);
   }
 
   /** The term and organizer link rows of events: they need only the IDs, so a list reads them beside the events. */
@@ -114,12 +173,7 @@ export class EventRecordsService {
     ctx: RequestContext,
     linked?: LinkedRecordCache,
     manager: EntityManager = this.dataSource.manager,
-  ): Promise<{
-    terms: Map<number, TermRecord>;
-    organizers: Map<number, OrganizerRecord>;
-    venues: Map<number, VenueRecord>;
-    visible: <R extends { author: string; status: Event['status'] }>(record?: R) => R | undefined;
-  }> {
+  ): Promise<LinkedRecords> {
     const [terms, organizers, venues] = await Promise.all([
       cachedRecords(linked, linked?.terms, termIds, (ids) =>
         this.terms.recordsByIds(ids, ctx, manager),
@@ -131,56 +185,56 @@ export class EventRecordsService {
         this.venues.recordsByIds(ids, ctx, manager),
       ),
     ]);
-    const visible = <R extends { author: string; status: Event['status'] }>(record?: R) =>
-      record &&
-      AccessPolicy.canSeeItem(ctx.user, { authorId: Number(record.author), status: record.status })
-        ? record
-        : undefined;
-    return { terms, organizers, venues, visible };
+    return { terms, organizers, venues, visible: visibleTo(ctx) };
   }
 
   /**
-   * The terms, venue and organizers of the events, in the same few queries
-   * whatever their number. Venues and organizers the caller may not see are left out.
+   * The records of the events with the linked records they embed. Venues and
+   * organizers the caller may not see are left out.
    */
-  private async loadLinks(
+  private mapWith(
     events: Event[],
     { termLinks, organizerLinks }: EventLinkRows,
+    { terms, organizers, venues, visible }: LinkedRecords,
     ctx: RequestContext,
-    linked: LinkedRecordCache | undefined,
-    manager: EntityManager,
-  ): Promise<Map<number, EventLinks>> {
-    if (events.length === 0) return new Map();
-    const { terms, organizers, venues, visible } = await this.linkedRecords(
-      termLinks.map((link) => link.termId),
-      organizerLinks.map((link) => link.organizerId),
-      events.flatMap((event) => (event.venueId ? [event.venueId] : [])),
-      ctx,
-      linked,
-      manager,
-    );
+    options: (event: Event) => Partial<EventMapOptions>,
+  ): EventRecord[] {
     // Grouped once: filtering every link per event is quadratic in the batch size.
     const termLinksOf = groupBy(termLinks, (link) => link.eventId);
     const organizerLinksOf = groupBy(organizerLinks, (link) => link.eventId);
-    return new Map(
-      events.map((event) => {
-        const eventTerms = (termLinksOf.get(event.id) ?? [])
-          .flatMap((link) => terms.get(link.termId) ?? [])
-          .sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
-        return [
-          event.id,
-          {
-            categories: eventTerms.filter((term) => term.taxonomy === CATEGORIES.taxonomy),
-            tags: eventTerms.filter((term) => term.taxonomy === TAGS.taxonomy),
-            venue: event.venueId ? visible(venues.get(event.venueId)) : undefined,
-            organizers: (organizerLinksOf.get(event.id) ?? []).flatMap(
-              (link) => visible(organizers.get(link.organizerId)) ?? [],
-            ),
-          },
-        ];
-      }),
-    );
+    return events.map((event) => {
+      const eventTerms = (termLinksOf.get(event.id) ?? [])
+        .flatMap((link) => terms.get(link.termId) ?? [])
+        .sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+      const links: EventLinks = {
+        categories: eventTerms.filter((term) => term.taxonomy === CATEGORIES.taxonomy),
+        tags: eventTerms.filter((term) => term.taxonomy === TAGS.taxonomy),
+        venue: event.venueId ? visible(venues.get(event.venueId)) : undefined,
+        organizers: (organizerLinksOf.get(event.id) ?? []).flatMap(
+          (link) => visible(organizers.get(link.organizerId)) ?? [],
+        ),
+      };
+      return mapEvent(event, links, {
+        language: ctx.language,
+        apiUrl: ctx.apiUrl,
+        siteUrl: this.config.publicSiteUrl,
+        siteZone: this.config.siteTimezone,
+        withJsonLd: false,
+        withTranslations: false,
+        blanked: false,
+        ...options(event),
+      });
+    });
   }
+}
+
+/** Whether the caller may see an embedded venue or organizer (else it is left out). */
+function visibleTo(ctx: RequestContext): LinkedRecords['visible'] {
+  return (record) =>
+    record &&
+    AccessPolicy.canSeeItem(ctx.user, { authorId: Number(record.author), status: record.status })
+      ? record
+      : undefined;
 }
 
 /** Per kind, for the cache that requests share: memory stays small whatever the data. */

@@ -31,7 +31,12 @@ import {
   orderEvents,
   resolveListFilters,
 } from './event-list-query';
-import { EventRecordsService, LinkedRecordCache } from './event-records.service';
+import {
+  EventRecordsService,
+  EventRows,
+  LinkedRecordCache,
+  WRITTEN_EVENT_ROWS,
+} from './event-records.service';
 import { passwordKey, passwordMatches } from './event-password';
 import {
   deleteEvent,
@@ -192,20 +197,22 @@ export class EventsService {
    * Events as their single read with `context=edit` shows them to a caller
    * who may edit them (JSON-LD and `translations`), trashed ones included,
    * read through `manager` (a write's transaction: its uncommitted state).
+   * `rows`: the write's own rows of its events, read since its last change
+   * (WRITTEN_EVENT_ROWS); when they are the rows of exactly these events,
+   * nothing is read again.
    */
   async editRecords(
     manager: EntityManager,
     ids: number[],
     ctx: RequestContext,
+    rows?: EventRows,
   ): Promise<Map<number, EventRecord>> {
-    const loaded = await loadEvents(manager, ids);
-    const records = await this.records.map(
-      [...loaded.values()],
+    const wanted = new Set(ids);
+    const kept = rows?.events.size === wanted.size && ids.every((id) => rows.events.has(id));
+    const records = this.records.mapRows(
+      kept ? rows : await this.records.loadRows(manager, ids),
       ctx,
       () => ({ withJsonLd: true, withTranslations: true }),
-      undefined,
-      undefined,
-      manager,
     );
     return new Map(records.map((record) => [record.id, record]));
   }
@@ -458,15 +465,14 @@ export class EventsService {
     id: number,
     ctx: RequestContext,
   ): Promise<EventRecord> {
-    const event = await findPostOrFail(manager, EVENTS, { id }, ctx.language);
-    const [record] = await this.records.map(
-      [event],
-      ctx,
-      () => ({ withJsonLd: true, withTranslations: false }),
-      undefined,
-      undefined,
-      manager,
-    );
+    const rows = await this.records.loadRows(manager, [id]);
+    if (!rows.events.get(id)?.translations.length) throw new ApiError(EVENTS.notFound);
+    // Its change messages render the webhook record from these rows while nothing is written since.
+    WRITTEN_EVENT_ROWS.keep(manager, rows);
+    const [record] = this.records.mapRows(rows, ctx, () => ({
+      withJsonLd: true,
+      withTranslations: false,
+    }));
     return record;
   }
 

@@ -6,6 +6,7 @@ import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { withTag } from '../common/http/tagged-record';
 import { assertPrecondition, bodyTag } from '../common/http/write-precondition';
+import { keptOrLoaded } from '../database/kept-rows';
 import { lockRow } from '../database/row-lock';
 import { ListPage } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
@@ -146,7 +147,16 @@ export abstract class ContentService<
     ctx: RequestContext,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<Map<number, R>> {
-    const items = await loadPosts(manager, this.kind, [...new Set(ids)]);
+    return this.embeddedRecords(await this.rowsByIds(manager, ids), ctx);
+  }
+
+  /** The rows of records by ID with their translations, in one query. */
+  rowsByIds(manager: EntityManager, ids: number[]): Promise<Map<number, E>> {
+    return loadPosts(manager, this.kind, [...new Set(ids)]);
+  }
+
+  /** Rows mapped as recordsByIds maps them. */
+  embeddedRecords(items: ReadonlyMap<number, E>, ctx: RequestContext): Map<number, R> {
     const options = this.mapOptions(ctx, {});
     return new Map([...items].map(([id, item]) => [id, this.kind.map(item, options)]));
   }
@@ -155,13 +165,16 @@ export abstract class ContentService<
    * Records as their single read with `context=edit` shows them to a caller
    * who may edit them (JSON-LD and `translations`), trashed ones included,
    * read through `manager` (a write's transaction: its uncommitted state).
+   * `rows`: the write's own rows of them, read since its last change (see
+   * KeptRows); the records they hold are not read again.
    */
   async editRecords(
     manager: EntityManager,
     ids: number[],
     ctx: RequestContext,
+    rows?: ReadonlyMap<number, E>,
   ): Promise<Map<number, R>> {
-    const items = await loadPosts(manager, this.kind, [...new Set(ids)]);
+    const items = await keptOrLoaded(ids, rows, (missing) => this.rowsByIds(manager, missing));
     const options = this.mapOptions(ctx, { withJsonLd: true, withTranslations: true });
     return new Map([...items].map(([id, item]) => [id, this.kind.map(item, options)]));
   }

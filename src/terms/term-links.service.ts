@@ -10,6 +10,7 @@ import type { RequestContext } from '../common/http/request-context';
 import { MAX_LIST_ITEMS } from '../common/validation/decorators';
 import { parseId, parseList } from '../common/validation/input-parsing';
 import { appConfig } from '../config/app.config';
+import { keptOrLoaded } from '../database/kept-rows';
 import { toSlug } from '../posts/slugs';
 import { TermTranslation } from './entities/term-translation.entity';
 import { Term } from './entities/term.entity';
@@ -29,14 +30,28 @@ export class TermLinksService {
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
   ) {}
 
-  /** Term records by ID with their counts, in two queries (events embed these). */
+  /**
+   * Term records by ID with their counts, in one query (events embed these).
+   * `rows`: the write's own rows of them, read since its last change (see
+   * KeptRows); the terms they hold are not read again.
+   */
   async recordsByIds(
     ids: number[],
     ctx: RequestContext,
     manager: EntityManager = this.dataSource.manager,
     withTranslations = false,
+    rows?: ReadonlyMap<number, Term>,
   ): Promise<Map<number, TermRecord>> {
-    const terms = await loadTerms(manager, [...new Set(ids)]);
+    const terms = await keptOrLoaded(ids, rows, (missing) => loadTerms(manager, missing));
+    return this.mapRecords(terms, ctx, withTranslations);
+  }
+
+  /** Term rows (with their translations) mapped as recordsByIds maps them. */
+  mapRecords(
+    terms: ReadonlyMap<number, Term>,
+    ctx: RequestContext,
+    withTranslations = false,
+  ): Map<number, TermRecord> {
     const options = termMapOptions(ctx, this.config.publicSiteUrl, withTranslations);
     const records = new Map<number, TermRecord>();
     for (const term of terms.values()) {

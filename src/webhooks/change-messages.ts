@@ -5,6 +5,7 @@ import type { ChangeKind } from '../changes/change-kinds';
 import { ChangeListener, ChangeTracker, TrackedChange } from '../changes/change-tracker';
 import type { RequestContext } from '../common/http/request-context';
 import { appConfig } from '../config/app.config';
+import { WRITTEN_EVENT_ROWS } from '../events/event-records.service';
 import { EventsService } from '../events/events.service';
 import { OrganizersService } from '../organizers/organizers.service';
 import { TermLinksService } from '../terms/term-links.service';
@@ -25,8 +26,9 @@ export function messageType(change: TrackedChange): string {
  * `<kind>.created|updated|deleted` messages in the outbox, in that
  * transaction, before it commits. The `record` is read through the
  * transaction (its uncommitted state) as an administrator's `context=edit`
- * read in DEFAULT_LANGUAGE shows it. Nothing is read when no enabled
- * endpoint subscribes to the write's types.
+ * read in DEFAULT_LANGUAGE shows it, from the rows the write itself read
+ * last where it kept them (WRITTEN_EVENT_ROWS). Nothing is read when no
+ * enabled endpoint subscribes to the write's types.
  *
  * Changes recorded only because an embedded record changed who may see it
  * (`via`) are not announced: the embedded record has its own message, and an
@@ -102,14 +104,22 @@ export class ChangeMessages implements ChangeListener, OnModuleInit {
       return all;
     };
     const ctx = this.reader;
+    // The rows the write read last for its answer (an event with what it links to), unless it
+    // wrote since: its records are rendered from them, not read again. Valid throughout, as
+    // this only reads (KeptRows).
+    const kept = WRITTEN_EVENT_ROWS.get(manager);
     // One after another: they share the transaction's connection.
-    const events = await read(ids(['event']), (b) => this.events.editRecords(manager, b, ctx));
-    const venues = await read(ids(['venue']), (b) => this.venues.editRecords(manager, b, ctx));
+    const events = await read(ids(['event']), (b) =>
+      this.events.editRecords(manager, b, ctx, kept),
+    );
+    const venues = await read(ids(['venue']), (b) =>
+      this.venues.editRecords(manager, b, ctx, kept?.venues),
+    );
     const organizers = await read(ids(['organizer']), (b) =>
-      this.organizers.editRecords(manager, b, ctx),
+      this.organizers.editRecords(manager, b, ctx, kept?.organizers),
     );
     const terms = await read(ids(['category', 'tag']), (b) =>
-      this.terms.recordsByIds(b, ctx, manager, true),
+      this.terms.recordsByIds(b, ctx, manager, true, kept?.terms),
     );
     return new Map<ChangeKind, Map<number, unknown>>([
       ['event', events],

@@ -43,13 +43,15 @@ export class WebhookOutbox {
    * endpoints are read again with a shared lock on MySQL/MariaDB: the
    * deliveries about to be written reference them, and an endpoint deleted
    * meanwhile would otherwise fail the write on its foreign key (a delete now
-   * waits for this transaction instead).
+   * waits for this transaction instead). On SQLite the write transaction
+   * already excludes every other writer: the first read stands.
    */
   async subscribers(manager: EntityManager, types: string[]): Promise<Subscriber[]> {
     const wanted = (list: Subscriber[]) =>
       list.filter((endpoint) => types.some((type) => subscribes(endpoint.events, type)));
-    if (wanted(await readEndpoints(manager, false)).length === 0) return [];
-    return wanted(await readEndpoints(manager, manager.connection.options.type === 'mysql'));
+    const found = wanted(await readEndpoints(manager, false));
+    if (found.length === 0 || manager.connection.options.type !== 'mysql') return found;
+    return wanted(await readEndpoints(manager, true));
   }
 
   /**

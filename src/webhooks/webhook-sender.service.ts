@@ -88,6 +88,12 @@ export class WebhookSender
   private flushing: Promise<void> | undefined;
   private running = false;
   private again = false;
+  /**
+   * The last look for work left due deliveries unclaimed (an endpoint's queue
+   * or the process was full): a finished attempt makes room, so it looks again.
+   * Otherwise new work comes only with a commit here, a manual retry or a poll.
+   */
+  private backlog = false;
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
   private timerDue = Infinity;
@@ -180,18 +186,23 @@ export class WebhookSender
       await this.dataSource.query('SELECT id, enabled FROM webhook_endpoints');
     // Shuffled, so no endpoint is always served first when slots are short.
     const order = endpoints.sort(() => Math.random() - 0.5);
+    this.backlog = false;
     for (const endpoint of order) {
       if (this.stopped) return;
       const id = Number(endpoint.id);
       const ahead = this.claimed.get(id) ?? 0;
+      const room = Math.min(MAX_CLAIMED_PER_ENDPOINT - ahead, MAX_CLAIMED - this.inFlight.size);
       // Refilled once half the queue ahead is sent: a burst takes a few large claims,
       // not one transaction per finished attempt, and the connections never run dry.
-      if (ahead > REFILL_AT) continue;
-      const room = Math.min(MAX_CLAIMED_PER_ENDPOINT - ahead, MAX_CLAIMED - this.inFlight.size);
-      if (room <= 0) continue;
+      if (ahead > REFILL_AT || room <= 0) {
+        this.backlog = true;
+        continue;
+      }
       // A disabled endpoint gets only manual retries and pings.
       const where = Number(endpoint.enabled) ? 'endpoint_id = ?' : 'endpoint_id = ? AND forced = 1';
-      this.start(await this.claim(where, [id], room, ahead));
+      const rows = await this.claim(where, [id], room, ahead);
+      if (rows.length === room) this.backlog = true;
+      this.start(rows);
     }
   }
 
@@ -276,8 +287,8 @@ export class WebhookSender
           const left = (this.claimed.get(endpoint) ?? 1) - 1;
           if (left > 0) this.claimed.set(endpoint, left);
           else this.claimed.delete(endpoint);
-          // Room to claim more.
-          this.wake();
+          // Room to claim what the last claim had to leave.
+          if (this.backlog) this.wake();
         });
       this.inFlight.add(attempt);
     }
@@ -368,6 +379,14 @@ export class WebhookSender
     while (this.outcomes.length > 0) {
       const batch = this.outcomes.splice(0);
       try {
+        // The common case on MySQL, all delivered: its few UPDATEs need no transaction (each
+        // holds on its own; one lost in between leaves its rows leased, to be sent again).
+        // SQLite's single connection must wait for its turn in the write queue.
+        if (this.dataSource.options.type === 'mysql' && batch.every(isDelivered)) {
+          await this.storeDelivered(this.dataSource.manager, batch);
+          for (const outcome of batch) outcome.resolve();
+          continue;
+        }
         const disabled = await writeTransaction(this.dataSource, async (manager) => {
           const off: number[] = [];
           await this.storeDelivered(manager, batch.filter(isDelivered));

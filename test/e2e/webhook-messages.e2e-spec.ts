@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { onBeforeCommit, writeTransaction } from '../../src/database/write-transaction';
 import { recordChanges } from '../../src/changes/change-tracker';
+import { EventRecordsService, WRITTEN_EVENT_ROWS } from '../../src/events/event-records.service';
 import { EventsService } from '../../src/events/events.service';
 import { VenuesService } from '../../src/venues/venues.service';
 import { dayAt } from './helpers/events';
@@ -183,6 +184,97 @@ describe('webhook change messages', () => {
     // Read in the write's transaction: the count already includes the new event.
     expect(category).toEqual(await editRead('category', categoryId));
     expect(category?.count).toBe(1);
+  });
+
+  it("renders each record byte for byte as an administrator's context=edit GET shows it, whatever the write's language and host", async () => {
+    const { secret } = await register('/exact');
+    // In English, on the test server's own host: the messages are in nl on PUBLIC_SITE_URL.
+    const created = await write('post', '/events?language=en', {
+      ...BODIES.event[0],
+      title: 'Jazz in the park',
+      status: 'publish',
+      venue: { venue: 'Paradiso', city: 'Amsterdam' },
+      organizer: [{ organizer: 'Jazz Foundation' }],
+      categories: ['Music', 'Outdoors'],
+      tags: ['free'],
+    }).expect(201);
+    const got = await waitMessages('/exact', secret, 6);
+    expect(got.map((m) => m.type).sort()).toEqual([
+      'category.created',
+      'category.created',
+      'event.created',
+      'organizer.created',
+      'tag.created',
+      'venue.created',
+    ]);
+    for (const message of got) {
+      const { kind, id, record } = message.data;
+      const read = await ctx.t
+        .http()
+        .get(`${API}/${COLLECTION[kind as Kind]}/${id}?context=edit`)
+        .set(admin())
+        .set('Host', PUBLIC_HOST)
+        .expect(200);
+      expect(JSON.stringify(record)).toBe(read.text);
+    }
+    const event = got.find((m) => m.type === 'event.created')?.data.record;
+    expect(event).toEqual(
+      expect.objectContaining({
+        id: created.body.id,
+        language: 'en',
+        translations: { en: expect.any(Object) },
+        venue: expect.objectContaining({ venue: 'Paradiso' }),
+        organizer: [expect.objectContaining({ organizer: 'Jazz Foundation' })],
+        categories: [
+          expect.objectContaining({ name: 'Music', count: 1 }),
+          expect.objectContaining({ name: 'Outdoors', count: 1 }),
+        ],
+        tags: [expect.objectContaining({ name: 'free', count: 1 })],
+      }),
+    );
+  });
+
+  it("renders an event's record from the rows its write read last, and reads them again once the write changed anything after that read", async () => {
+    const { secret } = await register('/kept', ['event.updated']);
+    const event = await write('post', '/events', BODIES.event[0]).expect(201);
+    const id = event.body.id as number;
+    const records = ctx.t.app.get(EventRecordsService);
+    const loads = jest.spyOn(records, 'loadRows');
+    try {
+      // A write through the API: its ETag read's rows make the message's record (one read).
+      await write('patch', `/events/${id}`, { title: 'Jazz in het Vondelpark' }).expect(200);
+      const [first] = await waitMessages('/kept', secret, 1);
+      expect(loads).toHaveBeenCalledTimes(1);
+      expect(first.data.record).toEqual(await editRead('event', id));
+
+      // Rows kept, then a change after them in the same transaction: they must not be used.
+      loads.mockClear();
+      await writeTransaction(ctx.t.dataSource, async (manager) => {
+        WRITTEN_EVENT_ROWS.keep(manager, await records.loadRows(manager, [id]));
+        await manager.query('UPDATE event_translations SET title = ? WHERE event_id = ?', [
+          'Gewijzigd na het lezen',
+          id,
+        ]);
+        await manager.query('UPDATE events SET revision = revision + 1 WHERE id = ?', [id]);
+        recordChanges(manager, [{ kind: 'event', id, action: 'updated' }]);
+      });
+      const second = (await waitMessages('/kept', secret, 2))[1];
+      expect(second.data.record?.title).toBe('Gewijzigd na het lezen');
+      expect(second.data.record).toEqual(await editRead('event', id));
+      expect(loads).toHaveBeenCalledTimes(2);
+
+      // Nothing kept outlives its transaction.
+      await writeTransaction(ctx.t.dataSource, async (manager) => {
+        WRITTEN_EVENT_ROWS.keep(manager, await records.loadRows(manager, [id]));
+        expect(WRITTEN_EVENT_ROWS.get(manager)).toBeDefined();
+      });
+      await writeTransaction(ctx.t.dataSource, async (manager) => {
+        expect(WRITTEN_EVENT_ROWS.get(manager)).toBeUndefined();
+        await Promise.resolve();
+      });
+    } finally {
+      loads.mockRestore();
+    }
   });
 
   it('sends an endpoint only the types it subscribes to; `*` gets all; disabled endpoints nothing', async () => {
