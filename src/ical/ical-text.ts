@@ -72,23 +72,30 @@ export function paramValue(value: string): string {
 /**
  * Folds a line longer than 75 octets: CRLF plus one space before each
  * continuation, each physical line at most 75 octets including that space,
- * and never inside a UTF-8 sequence (JS strings are walked by code point).
+ * and never inside a UTF-8 sequence (the line is walked by code point).
+ * The physical lines are slices of the line: appending it character by
+ * character made a string of one-character pieces that the socket's UTF-8
+ * encoding then walked piece by piece (a fifth of a feed's CPU).
  */
 export function foldLine(line: string): string {
   if (line.length <= LINE_OCTETS && /^[\x20-\x7e]*$/.test(line)) return line;
   if (Buffer.byteLength(line, 'utf8') <= LINE_OCTETS) return line;
-  let out = '';
+  const lines: string[] = [];
+  let start = 0;
   let octets = 0;
-  for (const char of line) {
-    const size = utf8Length(char.codePointAt(0) as number);
+  for (let i = 0; i < line.length; ) {
+    const codePoint = line.codePointAt(i) as number;
+    const size = utf8Length(codePoint);
     if (octets + size > LINE_OCTETS) {
-      out += `${CRLF} `;
+      lines.push(line.slice(start, i));
+      start = i;
       octets = 1;
     }
-    out += char;
     octets += size;
+    i += codePoint > 0xffff ? 2 : 1;
   }
-  return out;
+  lines.push(line.slice(start));
+  return lines.join(`${CRLF} `);
 }
 
 function utf8Length(codePoint: number): number {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { utcWire } from '../../src/common/time/dates';
 import { dateTimeDigits, dayDigits } from '../../src/ical/ical-dates';
-import { dateTimeValue, escapeText, htmlToText } from '../../src/ical/ical-text';
+import { dateTimeValue, escapeText, foldLine, htmlToText } from '../../src/ical/ical-text';
 import { zoneBlock } from '../../src/ical/ical-zones';
 
 /*
@@ -28,6 +28,24 @@ function tidyPlain(text: string): string {
     .replace(/ ?\n ?/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
+}
+
+/** foldLine as first written: one character appended at a time. */
+function foldLinePlain(line: string): string {
+  if (Buffer.byteLength(line, 'utf8') <= 75) return line;
+  let out = '';
+  let octets = 0;
+  for (const char of line) {
+    const code = char.codePointAt(0) as number;
+    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (octets + size > 75) {
+      out += '\r\n ';
+      octets = 1;
+    }
+    out += char;
+    octets += size;
+  }
+  return out;
 }
 
 const FOUR_DIGIT_YEARS = { min: -62135596800, max: 253402300799 };
@@ -96,6 +114,21 @@ describe('text fast paths', () => {
     fc.assert(
       fc.property(text, (value) => {
         expect(htmlToText(value)).toBe(tidyPlain(value));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+});
+
+describe('foldLine by slices', () => {
+  it('folds as the character-by-character fold, lone surrogates included', () => {
+    const unit = fc.oneof(
+      fc.constantFrom('a', 'é', '€', '🎷', '\ud800', '\udc00', ' '),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 400 }), (value) => {
+        expect(foldLine(value)).toBe(foldLinePlain(value));
       }),
       { numRuns: 5_000 },
     );
