@@ -10,6 +10,7 @@ import type { OrganizerRecord } from '../organizers/organizer.mapper';
 import { permalink } from '../posts/post-fields';
 import { CATEGORIES } from '../terms/taxonomies';
 import type { TermRecord } from '../terms/term.mapper';
+import type { VenueRecord } from '../venues/venue.mapper';
 import { dateTimeDigits } from './ical-dates';
 import { rowDateLines, type VeventParts } from './ical-event';
 
@@ -124,13 +125,19 @@ export interface LeanContext {
   locked: (row: FeedRow) => boolean;
 }
 
+/** What a batch's VEVENTs need beside their rows: categories and first organizer per event, and the venues. */
+export interface FeedLinks {
+  categoriesOf: Map<number, TermRecord[]>;
+  organizerOf: Map<number, OrganizerRecord>;
+  venueOf: (venueId: number) => VenueRecord | undefined;
+}
+
 /**
- * What the VEVENTs of a batch's rows are written from, in their order, in a fixed number of
- * queries: texts and link rows for the batch, then only the venues,
- * organizers and terms not met in earlier batches (the feed's cache).
+ * The linked records of a batch's rows in a fixed number of queries: the
+ * link rows for the batch, then only the venues, organizers and terms not
+ * met in earlier batches (the feed's cache).
  */
-export async function leanVevents(rows: FeedRow[], lean: LeanContext): Promise<VeventParts[]> {
-  if (rows.length === 0) return [];
+export async function feedLinks(rows: FeedRow[], lean: LeanContext): Promise<FeedLinks> {
   const ids = [...new Set(rows.map((row) => row.id))];
   const list = ids.map(() => '?').join(', ');
   // Plain SELECTs of two columns: only category links (tags are not written), organizers by position.
@@ -170,12 +177,17 @@ export async function leanVevents(rows: FeedRow[], lean: LeanContext): Promise<V
     const organizer = visible(organizers.get(Number(link.organizerId)));
     if (organizer) organizerOf.set(eventId, organizer);
   }
+  return { categoriesOf, organizerOf, venueOf: (venueId) => visible(venues.get(venueId)) };
+}
+
+/** What the VEVENTs of a batch's rows are written from, in their order (no I/O). */
+export function leanVevents(rows: FeedRow[], links: FeedLinks, lean: LeanContext): VeventParts[] {
   // An event without texts is no record to show (as in loadEvents).
   return rows.flatMap((row) => {
     if (row.slug === null) return [];
     const blank = lean.locked(row);
     const zone = parseZone(row.timezone) ?? FixedOffsetZone.utcInstance;
-    const categories = blank ? [] : (categoriesOf.get(row.id) ?? []);
+    const categories = blank ? [] : (links.categoriesOf.get(row.id) ?? []);
     if (categories.length > 1) {
       categories.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
     }
@@ -191,8 +203,8 @@ export async function leanVevents(rows: FeedRow[], lean: LeanContext): Promise<V
       reduced: blank && row.passwordHash !== null,
       created: `${dateTimeDigits(row.publishedAt)}Z`,
       description: blank ? '' : row.description || row.excerpt || '',
-      venue: blank || !row.venueId ? undefined : visible(venues.get(row.venueId)),
-      organizer: blank ? undefined : organizerOf.get(row.id),
+      venue: blank || !row.venueId ? undefined : links.venueOf(row.venueId),
+      organizer: blank ? undefined : links.organizerOf.get(row.id),
       categories,
       status: row.status,
     };

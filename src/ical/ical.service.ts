@@ -20,7 +20,16 @@ import { TEXT } from '../i18n/messages';
 import { IcalEventQueryDto, IcalFeedQueryDto } from './dto/ical-query.dto';
 import { listStatusScope, StatusScope } from '../posts/post-access';
 import { FeedEvent, tzidOf, vevent, veventText } from './ical-event';
-import { FEED_COLUMNS, FeedRow, feedRow, joinFeedTexts, leanVevents } from './ical-feed-rows';
+import {
+  FEED_COLUMNS,
+  FeedLinks,
+  feedLinks,
+  FeedRow,
+  feedRow,
+  joinFeedTexts,
+  LeanContext,
+  leanVevents,
+} from './ical-feed-rows';
 import {
   fixedZoneBlock,
   isFixedOffset,
@@ -61,9 +70,15 @@ interface SeriesPart {
   hidden: string[];
 }
 
-/** A batch's VEVENTs as bytes, and where the next batch starts (none after the last). */
-interface Batch {
-  bytes?: Buffer;
+/**
+ * A batch as read: its rows in list order (a series in place of its first
+ * match), the linked records of its plain events, and where the next batch
+ * starts (none after the last).
+ */
+interface ReadBatch {
+  pieces: Array<FeedRow | SeriesPart>;
+  plain: FeedRow[];
+  links?: FeedLinks;
   after?: Cursor;
 }
 
@@ -135,15 +150,18 @@ export class IcalService {
     // which on SQLite runs synchronously on this thread.
     await nextTurn();
     yield await this.feedZones(prepared.filters);
-    const linked = new LinkedRecordCache();
+    const lean = this.leanContext(prepared, ctx);
     const seen: SeriesSeen = new Map();
-    // The next batch is read while the current one is written: the database and the socket overlap.
-    let next: Promise<Batch> | undefined = this.batch(prepared, ctx, linked, seen, undefined);
+    let next: Promise<ReadBatch> | undefined = this.readBatch(prepared, lean, seen, undefined);
     try {
       while (next) {
-        const batch: Batch = await next;
-        next = batch.after ? this.batch(prepared, ctx, linked, seen, batch.after) : undefined;
-        if (batch.bytes) yield batch.bytes;
+        const read: ReadBatch = await next;
+        // The next batch is read while this one is written: the database works beside the writer.
+        next = read.after ? this.readBatch(prepared, lean, seen, read.after) : undefined;
+        // Let the read go out first (its query is sent from a callback, after this code would run).
+        if (next) await nextTurn();
+        const bytes = this.writeBatch(read, lean);
+        if (bytes) yield bytes;
       }
     } finally {
       // A consumer that stopped early (the client left) leaves a batch in flight: let it settle.
@@ -181,53 +199,42 @@ export class IcalService {
     );
   }
 
+  /** What writing a feed's VEVENTs needs beside the rows; one per feed (its linked-record cache). */
+  private leanContext(prepared: PreparedFeed, ctx: RequestContext): LeanContext {
+    return {
+      manager: this.dataSource.manager,
+      records: this.records,
+      ctx,
+      siteUrl: this.config.publicSiteUrl,
+      uidHost: this.uidHost,
+      linked: new LinkedRecordCache(),
+      locked: this.events.lockTest(ctx, prepared.password),
+    };
+  }
+
   /**
-   * One keyset batch after `after` (start, then ID; by ID with `include`),
-   * written as VEVENTs. A series (docs/api.md §14) is written once, where
-   * the first of its events matches: its own VEVENT with the rule, then its
-   * detached occurrences; its other matches are skipped. `after` of the
-   * result: where the next batch starts, or undefined when this one was the last.
+   * One keyset batch after `after` (start, then ID; by ID with `include`)
+   * with what its VEVENTs are written from. A series (docs/api.md §14) is
+   * written once, where the first of its events matches: its own VEVENT
+   * with the rule, then its detached occurrences; its other matches are skipped.
    */
-  private async batch(
+  private async readBatch(
     prepared: PreparedFeed,
-    ctx: RequestContext,
-    linked: LinkedRecordCache,
+    lean: LeanContext,
     seen: SeriesSeen,
     after: Cursor | undefined,
-  ): Promise<Batch> {
-    const byId = prepared.filters.include !== undefined;
-    const { window } = prepared.filters;
-    // The window starts at the cursor: SQLite ranges over the index from the first lower bound
-    // on start_at it is given, so with the window's own bound every batch would rescan the
-    // window from its start (quadratic in the feed's size).
-    const filters =
-      after && !byId && (window.startMin === undefined || window.startMin < after.startAt)
-        ? { ...prepared.filters, window: { ...window, startMin: after.startAt } }
-        : prepared.filters;
-    // The VEVENT's own columns come with the keyset query: no second read of the events.
-    const columns = eventListQuery(this.dataSource.manager, filters).select([]);
-    for (const [column, alias] of FEED_COLUMNS) columns.addSelect(column, alias);
-    joinFeedTexts(columns, ctx.language);
-    const qb = orderEvents(columns, byId).limit(this.batchSize);
-    if (after && byId) qb.andWhere('e.id > :afterId', { afterId: after.id });
-    if (after && !byId) {
-      // Written out, not as a row constructor: MariaDB ranges over the index only this way.
-      qb.andWhere('e.startAt >= :afterStart AND (e.startAt > :afterStart OR e.id > :afterId)', {
-        afterStart: after.startAt,
-        afterId: after.id,
-      });
-    }
-    const rows = (await qb.getRawMany<Record<string, string | number | null>>()).map(feedRow);
-    if (rows.length === 0) return {};
+  ): Promise<ReadBatch> {
+    const rows = await this.feedRows(prepared, lean.ctx, after);
+    if (rows.length === 0) return { pieces: [], plain: [] };
     const newSeries = [
       ...new Set(rows.flatMap((row) => (row.seriesId === null ? [] : [row.seriesId]))),
     ].filter((id) => !seen.has(id));
     const parts = await this.seriesParts(
       newSeries,
       prepared.filters.scope,
-      ctx,
+      lean.ctx,
       prepared.password,
-      linked,
+      lean.linked,
     );
     for (const id of newSeries) seen.set(id, false);
     // In list order: a plain event, or a series at its first match, or (series not shown) the event alone.
@@ -244,19 +251,69 @@ export class IcalService {
       }
     }
     const plain = pieces.filter((piece): piece is FeedRow => 'timezone' in piece);
-    const written = await leanVevents(plain, {
-      manager: this.dataSource.manager,
-      records: this.records,
-      ctx,
-      siteUrl: this.config.publicSiteUrl,
-      uidHost: this.uidHost,
-      linked,
-      locked: this.events.lockTest(ctx, prepared.password),
-    });
-    const partsOf = new Map(written.map((parts) => [parts.uid, parts]));
     const last = rows[rows.length - 1];
+    return {
+      pieces,
+      plain,
+      links: plain.length > 0 ? await feedLinks(plain, lean) : undefined,
+      after:
+        rows.length < this.batchSize
+          ? undefined
+          : { id: Number(last.id), startAt: Number(last.startAt) },
+    };
+  }
+
+  /**
+   * The rows of one keyset batch: a page of IDs over the listing index
+   * (index only), joined to the event columns and texts a VEVENT needs.
+   * Selected in one query with the page, MariaDB chose a `ref` on the
+   * status prefix of the index instead of the range, reading the window
+   * from its start at every batch (quadratic in the feed's size).
+   */
+  private async feedRows(
+    prepared: PreparedFeed,
+    ctx: RequestContext,
+    after: Cursor | undefined,
+  ): Promise<FeedRow[]> {
+    const byId = prepared.filters.include !== undefined;
+    const { window } = prepared.filters;
+    // The window starts at the cursor: SQLite ranges over the index from the first lower bound
+    // on start_at it is given, so with the window's own bound every batch would rescan the
+    // window from its start (quadratic in the feed's size).
+    const filters =
+      after && !byId && (window.startMin === undefined || window.startMin < after.startAt)
+        ? { ...prepared.filters, window: { ...window, startMin: after.startAt } }
+        : prepared.filters;
+    const manager = this.dataSource.manager;
+    const page = orderEvents(eventListQuery(manager, filters).select('e.id', 'id'), byId).limit(
+      this.batchSize,
+    );
+    if (after && byId) page.andWhere('e.id > :afterId', { afterId: after.id });
+    if (after && !byId) {
+      // Written out, not as a row constructor: MariaDB ranges over the index only this way.
+      page.andWhere('e.startAt >= :afterStart AND (e.startAt > :afterStart OR e.id > :afterId)', {
+        afterStart: after.startAt,
+        afterId: after.id,
+      });
+    }
+    const qb = manager
+      .createQueryBuilder(Event, 'e')
+      .select([])
+      .innerJoin(`(${page.getQuery()})`, 'k', 'k.id = e.id')
+      .setParameters(page.getParameters());
+    for (const [column, alias] of FEED_COLUMNS) qb.addSelect(column, alias);
+    joinFeedTexts(qb, ctx.language);
+    return (await orderEvents(qb, byId).getRawMany<Record<string, string | number | null>>()).map(
+      feedRow,
+    );
+  }
+
+  /** A batch's VEVENTs (and series) as one Buffer, in list order; undefined when it has none. */
+  private writeBatch(read: ReadBatch, lean: LeanContext): Buffer | undefined {
+    const written = read.links ? leanVevents(read.plain, read.links, lean) : [];
+    const partsOf = new Map(written.map((parts) => [parts.uid, parts]));
     const chunk = new TextChunk(this.lastBatchBytes);
-    for (const piece of pieces) {
+    for (const piece of read.pieces) {
       if (!('timezone' in piece)) {
         chunk.append(this.seriesText(piece));
         continue;
@@ -266,13 +323,7 @@ export class IcalService {
     }
     // The next batch's buffer starts at this one's size (a little more), so it rarely grows.
     this.lastBatchBytes = Math.ceil(chunk.byteLength * 1.1);
-    return {
-      bytes: chunk.byteLength > 0 ? chunk.bytes() : undefined,
-      after:
-        rows.length < this.batchSize
-          ? undefined
-          : { id: Number(last.id), startAt: Number(last.startAt) },
-    };
+    return chunk.byteLength > 0 ? chunk.bytes() : undefined;
   }
 
   /**
