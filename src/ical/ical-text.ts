@@ -83,7 +83,7 @@ export function foldLine(line: string): string {
   const lines: string[] = [];
   let start = 0;
   let octets = 0;
-  for (let i = 0; i < line.length; ) {
+  for (let i = 0; i < line.length;) {
     const codePoint = line.codePointAt(i) as number;
     const size = utf8Length(codePoint);
     if (octets + size > LINE_OCTETS) {
@@ -136,12 +136,56 @@ export function htmlToText(html: string): string {
 /** What tidy() would change: CR, tabs and no-break spaces, two spaces, a space by a line break, three line breaks, white space at either end. */
 const UNTIDY = /[\r\t\u00a0]| {2}| \n|\n |\n\n\n|^\s|\s$/;
 
+/**
+ * Line breaks unified (CRLF, CR → LF), runs of spaces, tabs and no-break
+ * spaces as one space, no space beside a line break, at most two line
+ * breaks in a row, trimmed. One scan that copies only the runs it changes:
+ * five replaces over every description were a tenth of a feed's CPU.
+ */
 function tidy(text: string): string {
   if (!UNTIDY.test(text)) return text;
-  return text
-    .replace(/\r\n?/g, '\n')
-    .replace(/[ \t\u00a0]+/g, ' ')
-    .replace(/ ?\n ?/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  let out = '';
+  let copied = 0;
+  for (let i = 0; i < text.length;) {
+    const code = text.charCodeAt(i);
+    // Most runs are one space between words: nothing to change.
+    if (!isBlankOrBreak(code) || (code === 0x20 && !isBlankOrBreak(text.charCodeAt(i + 1)))) {
+      i++;
+      continue;
+    }
+    const run = blankRun(text, i);
+    const replacement = run.breaks === 0 ? ' ' : run.breaks === 1 ? '\n' : '\n\n';
+    if (run.end - i !== replacement.length || !text.startsWith(replacement, i)) {
+      out += text.slice(copied, i) + replacement;
+      copied = run.end;
+    }
+    i = run.end;
+  }
+  return (copied === 0 ? text : out + text.slice(copied)).trim();
+}
+
+/** Space, tab, no-break space, CR or LF. */
+function isBlankOrBreak(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0xa0 || code === 0x0a || code === 0x0d;
+}
+
+/** Where the run of blanks and line breaks starting at `start` ends, and its line breaks (CRLF is one). */
+function blankRun(text: string, start: number): { end: number; breaks: number } {
+  let end = start;
+  let breaks = 0;
+  while (end < text.length) {
+    const code = text.charCodeAt(end);
+    if (code === 0x0d) {
+      breaks++;
+      end += text.charCodeAt(end + 1) === 0x0a ? 2 : 1;
+    } else if (code === 0x0a) {
+      breaks++;
+      end++;
+    } else if (code === 0x20 || code === 0x09 || code === 0xa0) {
+      end++;
+    } else {
+      break;
+    }
+  }
+  return { end, breaks };
 }

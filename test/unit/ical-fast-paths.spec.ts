@@ -110,12 +110,38 @@ describe('text fast paths', () => {
     );
   });
 
-  it('htmlToText of text without markup is the tidied text', () => {
+  it('htmlToText of text without markup is the tidied text (the one-scan tidy)', () => {
     fc.assert(
       fc.property(text, (value) => {
         expect(htmlToText(value)).toBe(tidyPlain(value));
       }),
       { numRuns: 5_000 },
+    );
+  });
+});
+
+describe('tidy in one scan', () => {
+  it('gives what the five replaces gave, on long mixed texts', () => {
+    const unit = fc.constantFrom(
+      'a',
+      ' ',
+      '  ',
+      '\n',
+      '\r',
+      '\r\n',
+      '\t',
+      '\u00a0',
+      '\u2003',
+      '\ufeff',
+      'é',
+      '\v',
+      '\n\n\n',
+    );
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 60 }), (value) => {
+        expect(htmlToText(value)).toBe(tidyPlain(value));
+      }),
+      { numRuns: 20_000 },
     );
   });
 });

@@ -138,40 +138,58 @@ export function zoneWire(seconds: number, zone: Zone): string {
 const MIN_WIRE_SECONDS = -62135596800; // 0001-01-01 00:00:00
 const MAX_WIRE_SECONDS = 253402300799; // 9999-12-31 23:59:59
 
-const offsets = new Map<string, number>();
+/** Per zone name: offsets by UTC day number, and by hour number on days with a change. */
+const offsets = new Map<string, { days: Map<number, number>; hours: Map<number, number> }>();
 const MAX_CACHED_OFFSETS = 100_000;
+let cachedOffsets = 0;
 
 /**
  * Minutes east of UTC of `zone` at `seconds`. Cached per zone and UTC day
  * when the offset is the same at both ends of the day (luxon asks Intl for
  * every offset, and a feed spans thousands of days); a day with a change is
  * cached per hour the same way, and the hour with the change is computed.
+ * Keyed by numbers under the zone (a feed asks twice per event: no key string per call).
  */
 export function zoneOffset(zone: Zone, seconds: number): number {
   if (zone.isUniversal) return zone.offset(0);
+  const cache = offsetsOf(zone.name);
   const day = Math.floor(seconds / 86_400);
-  const dayKey = `${zone.name}|d${day}`;
-  let offset = offsets.get(dayKey);
+  let offset = cache.days.get(day);
   if (offset !== undefined) return offset;
   const dayStart = zone.offset(day * 86_400_000);
   if (zone.offset(day * 86_400_000 + 86_399_999) === dayStart) {
-    remember(dayKey, dayStart);
+    remember(cache.days, day, dayStart);
     return dayStart;
   }
   const hour = Math.floor(seconds / 3600);
-  const key = `${zone.name}|${hour}`;
-  offset = offsets.get(key);
+  offset = cache.hours.get(hour);
   if (offset === undefined) {
     offset = zone.offset(hour * 3_600_000);
     if (zone.offset(hour * 3_600_000 + 3_599_999) !== offset) return zone.offset(seconds * 1000);
-    remember(key, offset);
+    remember(cache.hours, hour, offset);
   }
   return offset;
 }
 
-function remember(key: string, offset: number): void {
-  if (offsets.size >= MAX_CACHED_OFFSETS) offsets.clear();
-  offsets.set(key, offset);
+function offsetsOf(name: string): { days: Map<number, number>; hours: Map<number, number> } {
+  let cache = offsets.get(name);
+  if (!cache) {
+    cache = { days: new Map(), hours: new Map() };
+    offsets.set(name, cache);
+  }
+  return cache;
+}
+
+function remember(map: Map<number, number>, key: number, offset: number): void {
+  if (cachedOffsets >= MAX_CACHED_OFFSETS) {
+    for (const cache of offsets.values()) {
+      cache.days.clear();
+      cache.hours.clear();
+    }
+    cachedOffsets = 0;
+  }
+  map.set(key, offset);
+  cachedOffsets++;
 }
 
 export type DateDetails = DateDetailsDto;
