@@ -16,6 +16,8 @@
  * The widest feed's SHA-256 is reported, so two builds can be checked to
  * write the same bytes from the same data on the same day. `--profile DIR`
  * writes the service's V8 CPU profile there when it stops (node --cpu-prof).
+ * `--first-byte-only` (for 1M events, with `--runs 0`): the default-window
+ * feeds are left after their first byte instead of read to the end.
  * Exit code 1 when a feed does not parse as expected (no END:VCALENDAR).
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -56,6 +58,7 @@ function fetchFeed(
   port: number,
   path: string,
   headers: Record<string, string> = {},
+  firstByteOnly = false,
 ): Promise<{
   status: number;
   etag?: string;
@@ -78,6 +81,21 @@ function fetchFeed(
       res.on('data', (chunk: Buffer) => {
         hash.update(chunk);
         if (firstByteMs < 0) firstByteMs = elapsed();
+        if (firstByteOnly) {
+          // Left after the first byte: the service stops reading when the socket closes.
+          req.destroy();
+          done({
+            status: res.statusCode ?? 0,
+            etag: res.headers.etag,
+            bytes: chunk.length,
+            events: 0,
+            firstByteMs,
+            ms: elapsed(),
+            complete: true,
+            sha256: '',
+          });
+          return;
+        }
         bytes += chunk.length;
         const text = tail + chunk.toString('latin1');
         events += text.split('BEGIN:VEVENT').length - 1;
@@ -125,6 +143,7 @@ async function main(): Promise<void> {
       'not-modified': { type: 'string', default: '200' },
       json: { type: 'string' },
       profile: { type: 'string' },
+      'first-byte-only': { type: 'boolean', default: false },
     },
   });
   const sqlitePath = values['sqlite-path'] && resolve(values['sqlite-path']);
@@ -163,8 +182,9 @@ async function main(): Promise<void> {
       return d.toISOString().slice(0, 10);
     };
     const widest = `${API}/events.ics?start_date=${day(-5)}&end_date=${day(5, -1)}`;
+    const firstByteOnly = values['first-byte-only'] === true;
     // Warm up: code paths, zone blocks, connection pool.
-    await fetchFeed(port, `${API}/events.ics`);
+    await fetchFeed(port, `${API}/events.ics`, {}, firstByteOnly);
 
     const runs: FeedRun[] = [];
     for (let i = 0; i < Number(values.runs); i++) {
@@ -198,7 +218,7 @@ async function main(): Promise<void> {
     const firstBytes: number[] = [];
     let etag = '';
     for (let i = 0; i < 10; i++) {
-      const result = await fetchFeed(port, `${API}/events.ics`);
+      const result = await fetchFeed(port, `${API}/events.ics`, {}, firstByteOnly);
       if (result.status !== 200 || !result.complete) throw new Error('default feed incomplete');
       firstBytes.push(result.firstByteMs);
       etag = result.etag ?? '';
