@@ -226,6 +226,7 @@ async function main(): Promise<void> {
       etag = result.etag ?? '';
     }
 
+    if (firstByteOnly) await new Promise((resolve) => setTimeout(resolve, 5000));
     const notModified: number[] = [];
     for (let i = 0; i < Number(values['not-modified']); i++) {
       const result = await fetchFeed(port, `${API}/events.ics`, { 'If-None-Match': etag });
