@@ -18,6 +18,7 @@ import {
 } from './ical-text';
 import { dateTimeDigits, dayDigits, MAX_DIGIT_SECONDS, MIN_DIGIT_SECONDS } from './ical-dates';
 import { zoneBlock } from './ical-zones';
+import { LineText, type LineSink } from './ical-chunk';
 
 /**
  * The fields of an event record a VEVENT is written from: a full JSON record
@@ -117,43 +118,49 @@ export interface VeventParts {
   status: EventRecord['status'];
 }
 
-/** The VEVENT's lines; linked records' lines are written once per record. */
+/** The VEVENT's lines as a string. */
 export function veventText(parts: VeventParts): string {
-  let text = 'BEGIN:VEVENT\r\n';
-  text += contentLine('UID', `${parts.uid}@${parts.uidHost}`);
-  if (parts.recurrenceId) text += parts.recurrenceId;
-  // The modification time, not the time of writing: the same data gives the same bytes (ETag).
-  text += contentLine('DTSTAMP', parts.modified);
-  text += contentLine('SEQUENCE', String(parts.revision));
-  text += contentLine('SUMMARY', escapeText(parts.title));
-  text += parts.dates;
-  text += contentLine('URL', uriValue(parts.url));
-  if (parts.reduced) {
-    text += contentLine('CLASS', 'CONFIDENTIAL');
-    return `${text}END:VEVENT\r\n`;
-  }
-  text += contentLine('CREATED', parts.created);
-  text += contentLine('LAST-MODIFIED', parts.modified);
-  const description = htmlToText(parts.description);
-  if (description) text += contentLine('DESCRIPTION', escapeText(description));
-  if (parts.venue) text += venueLines(parts.venue);
-  if (parts.organizer) text += organizerLine(parts.organizer);
-  if (parts.categories.length > 0) {
-    text += contentLine(
-      'CATEGORIES',
-      parts.categories.map((category) => escapeText(category.name)).join(','),
-    );
-  }
-  text += STATUS_LINES[parts.status];
-  return `${text}END:VEVENT\r\n`;
+  const text = new LineText();
+  writeVevent(parts, text);
+  return text.text;
 }
 
-/** STATUS and CLASS per event status. */
+/** The VEVENT's lines into `out`; linked records' lines are written once per record. */
+export function writeVevent(parts: VeventParts, out: LineSink): void {
+  out.lines('BEGIN:VEVENT\r\n');
+  out.line('UID', `${parts.uid}@${parts.uidHost}`);
+  if (parts.recurrenceId) out.lines(parts.recurrenceId);
+  // The modification time, not the time of writing: the same data gives the same bytes (ETag).
+  out.line('DTSTAMP', parts.modified);
+  out.line('SEQUENCE', String(parts.revision));
+  out.line('SUMMARY', escapeText(parts.title));
+  out.lines(parts.dates);
+  out.line('URL', uriValue(parts.url));
+  if (parts.reduced) {
+    out.lines(CONFIDENTIAL_END);
+    return;
+  }
+  out.line('CREATED', parts.created);
+  out.line('LAST-MODIFIED', parts.modified);
+  const description = htmlToText(parts.description);
+  if (description) out.line('DESCRIPTION', escapeText(description));
+  if (parts.venue) out.lines(venueLines(parts.venue));
+  if (parts.organizer) out.lines(organizerLine(parts.organizer));
+  if (parts.categories.length > 0) {
+    out.line('CATEGORIES', parts.categories.map((category) => escapeText(category.name)).join(','));
+  }
+  out.lines(STATUS_LINES[parts.status]);
+}
+
+const CONFIDENTIAL_END = `${contentLine('CLASS', 'CONFIDENTIAL')}END:VEVENT\r\n`;
+
+/** STATUS and CLASS per event status, and the VEVENT's end. */
 const STATUS_LINES = Object.fromEntries(
   POST_STATUSES.map((status) => [
     status,
     contentLine('STATUS', statusOf(status)) +
-      contentLine('CLASS', status === 'private' ? 'PRIVATE' : 'PUBLIC'),
+      contentLine('CLASS', status === 'private' ? 'PRIVATE' : 'PUBLIC') +
+      'END:VEVENT\r\n',
   ]),
 ) as Record<EventRecord['status'], string>;
 

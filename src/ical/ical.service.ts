@@ -19,7 +19,7 @@ import { EventsService } from '../events/events.service';
 import { TEXT } from '../i18n/messages';
 import { IcalEventQueryDto, IcalFeedQueryDto } from './dto/ical-query.dto';
 import { listStatusScope, StatusScope } from '../posts/post-access';
-import { FeedEvent, tzidOf, vevent, veventText } from './ical-event';
+import { FeedEvent, tzidOf, vevent, writeVevent } from './ical-event';
 import {
   FEED_COLUMNS,
   FeedLinks,
@@ -319,7 +319,7 @@ export class IcalService {
         continue;
       }
       const parts = partsOf.get(piece.id);
-      if (parts) chunk.append(veventText(parts));
+      if (parts) writeVevent(parts, chunk);
     }
     // The next batch's buffer starts at this one's size (a little more), so it rarely grows.
     this.lastBatchBytes = Math.ceil(chunk.byteLength * 1.1);

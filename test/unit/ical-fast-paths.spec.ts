@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { utcWire } from '../../src/common/time/dates';
 import { dateTimeDigits, dayDigits } from '../../src/ical/ical-dates';
-import { dateTimeValue, escapeText, foldLine, htmlToText } from '../../src/ical/ical-text';
+import { TextChunk } from '../../src/ical/ical-chunk';
+import {
+  dateTimeValue,
+  escapeText,
+  foldLine,
+  headedLine,
+  htmlToText,
+} from '../../src/ical/ical-text';
 import { zoneBlock } from '../../src/ical/ical-zones';
 
 /*
@@ -157,6 +164,29 @@ describe('foldLine by slices', () => {
         expect(foldLine(value)).toBe(foldLinePlain(value));
       }),
       { numRuns: 5_000 },
+    );
+  });
+});
+
+describe('TextChunk.line', () => {
+  it('writes the bytes of headedLine(), folds included, line after line', () => {
+    const unit = fc.oneof(
+      fc.constantFrom('a', 'é', '€', '🎷', '\ud800', '\udc00', ' ', ','),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    );
+    const line = fc.tuple(
+      fc.constantFrom('UID', 'DESCRIPTION', 'DTSTART;TZID=Europe/Amsterdam', 'X'),
+      fc.string({ unit, maxLength: 300 }),
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 5 }), (lines) => {
+        // A small start, so the buffer grows as it goes.
+        const chunk = new TextChunk(16);
+        for (const [head, value] of lines) chunk.line(head, value);
+        const expected = lines.map(([head, value]) => headedLine(head, value)).join('');
+        expect(chunk.bytes().equals(Buffer.from(expected, 'utf8'))).toBe(true);
+      }),
+      { numRuns: 3_000 },
     );
   });
 });
