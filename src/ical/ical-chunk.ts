@@ -65,7 +65,7 @@ export class TextChunk implements LineSink {
     const most = (head.length + 1 + value.length) * 3;
     this.reserve(most + Math.ceil(most / (LINE_OCTETS - 1)) * 3 + 2);
     const start = this.length;
-    let end = start + this.buffer.write(head, start, 'utf8');
+    let end = this.writeHead(head, start);
     this.buffer[end++] = 0x3a; // ':'
     end += this.buffer.write(value, end, 'utf8');
     if (end - start > LINE_OCTETS) end = this.fold(start, end);
@@ -81,6 +81,17 @@ export class TextChunk implements LineSink {
   /** The bytes written (a view of the buffer: append nothing after this). */
   bytes(): Buffer {
     return this.buffer.subarray(0, this.length);
+  }
+
+  /** A line's head (ASCII but for a parameter value) at `at`; where it ends. */
+  private writeHead(head: string, at: number): number {
+    // Byte by byte: Buffer#write's own cost is more than a short head's copy.
+    for (let i = 0; i < head.length; i++) {
+      const code = head.charCodeAt(i);
+      if (code > 0x7f) return at - i + this.buffer.write(head, at - i, 'utf8');
+      this.buffer[at++] = code;
+    }
+    return at;
   }
 
   /** Inserts CRLF + space at each fold of the line in [start, end); its new end. */

@@ -48,13 +48,30 @@ const NEEDS_ESCAPE = /[\\;,\r\n\u0000-\u0008\u000b-\u001f\u007f]/;
  * allowed in a value (§3.1) and are dropped.
  */
 export function escapeText(text: string): string {
-  // Most texts need none of it: one scan instead of four replaces.
+  // Most texts need none of it: one scan finds out.
   if (!NEEDS_ESCAPE.test(text)) return text;
-  return text
-    .replace(/\r\n?/g, '\n')
-    .replace(/[\\;,]/g, (c) => `\\${c}`)
-    .replace(/\n/g, '\\n')
-    .replace(CONTROL_CHARS, '');
+  // One pass that copies the runs it does not change (it was four replaces).
+  let out = '';
+  let copied = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const escaped = escapedChar(code);
+    if (escaped === undefined) continue;
+    out += text.slice(copied, i) + escaped;
+    // CRLF is one line break.
+    if (code === 0x0d && text.charCodeAt(i + 1) === 0x0a) i++;
+    copied = i + 1;
+  }
+  return out + text.slice(copied);
+}
+
+/** What escapeText writes for a character: undefined for itself, '' to drop it. */
+function escapedChar(code: number): string | undefined {
+  if (code === 0x5c || code === 0x3b || code === 0x2c) return `\\${String.fromCharCode(code)}`;
+  if (code === 0x0a || code === 0x0d) return '\\n';
+  // Control characters but tab.
+  if ((code < 0x20 && code !== 0x09) || code === 0x7f) return '';
+  return undefined;
 }
 
 /**
@@ -121,16 +138,24 @@ const BLOCK_END = /<\/(?:p|div|h[1-6]|tr|blockquote|pre|section|article|ul|ol|ta
  */
 export function htmlToText(html: string): string {
   if (!/[<&]/.test(html)) return tidy(html);
-  const text = html
-    .replace(/<!--[\s\S]*?-->/g, '')
-    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
-    .replace(/\s*<br\s*\/?>\s*/gi, '\n')
-    .replace(/<li\b[^>]*>\s*/gi, '\n- ')
-    .replace(/\s*<\/li\s*>/gi, '')
+  // Comments, scripts, styles, <br> and list items need the first five passes; most HTML has none.
+  const text = (SPECIAL_TAGS.test(html) ? specialTagsReplaced(html) : html)
     .replace(BLOCK_END, '\n\n')
     .replace(/<(?:p|div|h[1-6]|ul|ol|table|tr|blockquote|pre|section|article)\b[^>]*>/gi, '\n')
     .replace(/<\/?[A-Za-z][^>]*>/g, '');
   return tidy(decodeHTML(text));
+}
+
+/** What the first five passes of htmlToText() replace: without it they leave the text as it is. */
+const SPECIAL_TAGS = /<!--|<(?:script|style|br|li|\/li)/i;
+
+function specialTagsReplaced(html: string): string {
+  return html
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/\s*<br\s*\/?>\s*/gi, '\n')
+    .replace(/<li\b[^>]*>\s*/gi, '\n- ')
+    .replace(/\s*<\/li\s*>/gi, '');
 }
 
 /** What tidy() would change: CR, tabs and no-break spaces, two spaces, a space by a line break, three line breaks, white space at either end. */

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { decodeHTML } from 'entities';
 import { utcWire } from '../../src/common/time/dates';
 import { dateTimeDigits, dayDigits } from '../../src/ical/ical-dates';
 import { TextChunk } from '../../src/ical/ical-chunk';
@@ -53,6 +54,21 @@ function foldLinePlain(line: string): string {
     octets += size;
   }
   return out;
+}
+
+/** htmlToText as first written: all eight passes on any markup. */
+function htmlToTextPlain(html: string): string {
+  if (!/[<&]/.test(html)) return tidyPlain(html);
+  const text = html
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/\s*<br\s*\/?>\s*/gi, '\n')
+    .replace(/<li\b[^>]*>\s*/gi, '\n- ')
+    .replace(/\s*<\/li\s*>/gi, '')
+    .replace(/<\/(?:p|div|h[1-6]|tr|blockquote|pre|section|article|ul|ol|table)\s*>/gi, '\n\n')
+    .replace(/<(?:p|div|h[1-6]|ul|ol|table|tr|blockquote|pre|section|article)\b[^>]*>/gi, '\n')
+    .replace(/<\/?[A-Za-z][^>]*>/g, '');
+  return tidyPlain(decodeHTML(text));
 }
 
 const FOUR_DIGIT_YEARS = { min: -62135596800, max: 253402300799 };
@@ -147,6 +163,51 @@ describe('tidy in one scan', () => {
     fc.assert(
       fc.property(fc.string({ unit, maxLength: 60 }), (value) => {
         expect(htmlToText(value)).toBe(tidyPlain(value));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+});
+
+describe('htmlToText without the special-tag passes', () => {
+  it('gives what the eight passes gave, with and without comments, scripts, <br> and lists', () => {
+    const unit = fc.constantFrom(
+      '<p>',
+      '</p>',
+      '<P class="x">',
+      '</p >',
+      '<br>',
+      '<BR/>',
+      '<li>',
+      '</li>',
+      '<ul>',
+      '</ul>',
+      '<!--',
+      '-->',
+      '<script>',
+      '</script>',
+      '<style>',
+      '</style>',
+      '<strong>',
+      '</strong>',
+      '<a href="/x">',
+      '</a>',
+      '<',
+      '>',
+      '/',
+      'p',
+      'l',
+      'i',
+      'a',
+      ' ',
+      '\n',
+      '&amp;',
+      '&',
+      ',',
+    );
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 30 }), (value) => {
+        expect(htmlToText(value)).toBe(htmlToTextPlain(value));
       }),
       { numRuns: 20_000 },
     );
