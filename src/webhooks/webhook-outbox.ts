@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookMessage } from './entities/webhook-message.entity';
 import { subscribes } from './message-types';
-import { WebhookSender } from './webhook-sender.service';
+import { ClaimedRow, WebhookSender } from './webhook-sender.service';
 
 /** One message to announce: its type and the `data` member of its body. */
 export interface OutgoingMessage {
@@ -12,10 +12,13 @@ export interface OutgoingMessage {
   data: Record<string, unknown>;
 }
 
-/** An endpoint as the outbox needs it: where deliveries go and what it wants. */
+/** An endpoint as the outbox needs it: what it wants, and what its sender needs to post to it. */
 export interface Subscriber {
   id: number;
   events: string[];
+  url: string;
+  secret: string;
+  consecutiveFailures: number;
 }
 
 /** Messages per INSERT, and the most body bytes one INSERT carries (MySQL's packet limit). */
@@ -73,6 +76,7 @@ export class WebhookOutbox {
       type,
       body: JSON.stringify({ type, timestamp, data }),
     }));
+    if (rows.length === 1) return [await this.storeOne(manager, rows[0], to, forced, now)];
     for (const chunk of chunks(rows)) {
       await manager.query(
         `INSERT INTO webhook_messages (message_id, type, body, created_ms) VALUES ${chunk
@@ -98,6 +102,52 @@ export class WebhookOutbox {
     return rows.map((row) => row.messageId);
   }
 
+  /**
+   * One message, the common case (a single write, a ping): single-row INSERTs
+   * hand back the new rows' IDs, so this process's sender takes the
+   * deliveries at commit as they are, with one UPDATE instead of a claim
+   * transaction that looks them up again (WebhookSender.takeAfterCommit).
+   */
+  private async storeOne(
+    manager: EntityManager,
+    row: { messageId: string; type: string; body: string },
+    to: Subscriber[],
+    forced: boolean,
+    now: number,
+  ): Promise<string> {
+    const messageRowId = insertedId(
+      await manager.query(
+        'INSERT INTO webhook_messages (message_id, type, body, created_ms) VALUES (?, ?, ?, ?)',
+        [row.messageId, row.type, row.body, now],
+      ),
+    );
+    const deliveries: ClaimedRow[] = [];
+    for (const endpoint of to) {
+      if (!forced && !subscribes(endpoint.events, row.type)) continue;
+      const id = insertedId(
+        await manager.query(
+          'INSERT INTO webhook_deliveries ' +
+            '(endpoint_id, message_id, status, attempts, forced, next_attempt_ms, created_ms) ' +
+            "VALUES (?, ?, 'pending', 0, ?, ?, ?)",
+          [endpoint.id, messageRowId, forced ? 1 : 0, now, now],
+        ),
+      );
+      deliveries.push({
+        id,
+        attempts: 0,
+        forced,
+        endpoint_id: endpoint.id,
+        message_id: row.messageId,
+        body: row.body,
+        url: endpoint.url,
+        secret: endpoint.secret,
+        consecutive_failures: endpoint.consecutiveFailures,
+      });
+    }
+    if (deliveries.length > 0) this.sender.takeAfterCommit(manager, deliveries);
+    return row.messageId;
+  }
+
   /** Queues one message to one endpoint, whatever it subscribes to and even if disabled. */
   async storeForced(
     manager: EntityManager,
@@ -112,10 +162,32 @@ export class WebhookOutbox {
 }
 
 async function readEndpoints(manager: EntityManager, lock: boolean): Promise<Subscriber[]> {
-  const rows: Array<{ id: number | string; events: string }> = await manager.query(
-    `SELECT id, events FROM webhook_endpoints WHERE enabled = 1${lock ? ' LOCK IN SHARE MODE' : ''}`,
+  const rows: Array<{
+    id: number | string;
+    events: string;
+    url: string;
+    secret: string;
+    consecutive_failures: number | string;
+  }> = await manager.query(
+    'SELECT id, events, url, secret, consecutive_failures FROM webhook_endpoints ' +
+      `WHERE enabled = 1${lock ? ' LOCK IN SHARE MODE' : ''}`,
   );
-  return rows.map((row) => ({ id: Number(row.id), events: JSON.parse(row.events) as string[] }));
+  return rows.map((row) => ({
+    id: Number(row.id),
+    events: JSON.parse(row.events) as string[],
+    url: row.url,
+    secret: row.secret,
+    consecutiveFailures: Number(row.consecutive_failures),
+  }));
+}
+
+/** The ID of the row a single-row INSERT made: mysql2's OK packet, or better-sqlite3's rowid. */
+function insertedId(result: unknown): number {
+  return Number(
+    typeof result === 'object' && result !== null && 'insertId' in result
+      ? (result as { insertId: number | string }).insertId
+      : (result as number | bigint),
+  );
 }
 
 /** Rows in groups small enough for one statement. */

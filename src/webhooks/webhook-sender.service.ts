@@ -46,7 +46,8 @@ interface Outcome {
   attemptedAt: number;
 }
 
-interface ClaimedRow {
+/** A delivery this sender holds, with what it takes to post it. */
+export interface ClaimedRow {
   id: number;
   attempts: number;
   forced: boolean;
@@ -75,13 +76,18 @@ export class WebhookSender
   /** Names this process's claims. */
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries being taken after their COMMIT (`take`): shutdown waits for them. */
+  private readonly taking = new Set<Promise<void>>();
   /** Per endpoint: deliveries claimed and not yet recorded. */
   private readonly claimed = new Map<number, number>();
   /** Per endpoint: messages being posted, and attempts waiting for a free connection. */
   private readonly posting = new Map<number, number>();
   private readonly waiting = new Map<number, Array<() => void>>();
-  /** Transactions that stored messages: the sender wakes when they commit. */
-  private readonly committing = new WeakSet<QueryRunner>();
+  /**
+   * Transactions that stored messages: at commit the sender takes the
+   * deliveries it was handed, and looks for the others (`wake`).
+   */
+  private readonly committing = new WeakMap<QueryRunner, { take: ClaimedRow[]; wake: boolean }>();
   private readonly outcomes: Array<
     Outcome & { resolve: () => void; reject: (error: unknown) => void }
   > = [];
@@ -120,7 +126,7 @@ export class WebhookSender
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.currentTick;
+    await Promise.all([this.currentTick, ...this.taking]);
     for (const [endpoint, queue] of this.waiting) {
       for (const resume of queue.splice(0)) {
         this.posting.set(endpoint, (this.posting.get(endpoint) ?? 0) + 1);
@@ -130,14 +136,39 @@ export class WebhookSender
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** Called inside a transaction that stored messages. */
+  /** Called inside a transaction that stored messages: look for their deliveries after COMMIT. */
   wakeAfterCommit(manager: EntityManager): void {
-    if (manager.queryRunner) this.committing.add(manager.queryRunner);
+    if (manager.queryRunner) this.pending(manager.queryRunner).wake = true;
     else this.wake();
   }
 
+  /**
+   * Called inside a transaction that stored these deliveries (their rows as
+   * written): after COMMIT this sender takes them as they are (`take`).
+   */
+  takeAfterCommit(manager: EntityManager, deliveries: ClaimedRow[]): void {
+    if (manager.queryRunner) this.pending(manager.queryRunner).take.push(...deliveries);
+    else this.track(this.take(deliveries));
+  }
+
+  /** `take` never rejects: it logs and leaves the deliveries to the poll. */
+  private track(taking: Promise<void>): void {
+    this.taking.add(taking);
+    void taking.finally(() => this.taking.delete(taking));
+  }
+
+  private pending(runner: QueryRunner): { take: ClaimedRow[]; wake: boolean } {
+    let work = this.committing.get(runner);
+    if (!work) this.committing.set(runner, (work = { take: [], wake: false }));
+    return work;
+  }
+
   afterTransactionCommit(event: TransactionCommitEvent): void {
-    if (this.committing.delete(event.queryRunner)) this.wake();
+    const work = this.committing.get(event.queryRunner);
+    if (!work) return;
+    this.committing.delete(event.queryRunner);
+    if (work.wake) this.wake();
+    if (work.take.length > 0) this.track(this.take(work.take));
   }
 
   afterTransactionRollback(event: TransactionRollbackEvent): void {
@@ -256,6 +287,57 @@ export class WebhookSender
       // No gap locks: writes inserting new deliveries never wait for a claim.
       { readCommitted: true },
     );
+  }
+
+  /**
+   * Deliveries this process has just committed go straight into its queues:
+   * an UPDATE leases each one nobody has leased meanwhile (a poll, here or on
+   * another instance, may have been quicker), instead of a claim transaction
+   * that finds and reads them again. When the queues are full, or the UPDATE
+   * fails, they are left to the poll, like any other instance's deliveries.
+   */
+  private async take(deliveries: ClaimedRow[]): Promise<void> {
+    if (this.stopped) return;
+    const perEndpoint = new Map<number, number>();
+    for (const row of deliveries)
+      perEndpoint.set(row.endpoint_id, (perEndpoint.get(row.endpoint_id) ?? 0) + 1);
+    let ahead = 0;
+    for (const [endpoint, count] of perEndpoint) {
+      const claimed = this.claimed.get(endpoint) ?? 0;
+      if (claimed + count > MAX_CLAIMED_PER_ENDPOINT) return this.wake();
+      ahead = Math.max(ahead, claimed);
+    }
+    if (this.inFlight.size + deliveries.length > MAX_CLAIMED) return this.wake();
+
+    const now = Date.now();
+    const leaseUntil = now + this.leaseMs(ahead + deliveries.length) + LEASE_MARGIN_MS;
+    // One UPDATE per delivery (one per endpoint the message goes to): its count of rows
+    // tells whether this sender holds it, or another sender's poll (or this one's) does.
+    const lease = async (manager: EntityManager) => {
+      const taken: ClaimedRow[] = [];
+      for (const row of deliveries) {
+        const leased = await manager
+          .createQueryBuilder()
+          .update(WebhookDelivery)
+          .set({ leaseUntilMs: leaseUntil, leaseOwner: this.owner })
+          .where("id = :id AND status = 'pending'", { id: row.id })
+          .andWhere('(lease_until_ms IS NULL OR lease_until_ms < :now)', { now })
+          .execute();
+        if (leased.affected) taken.push(row);
+      }
+      return taken;
+    };
+    try {
+      // SQLite's single connection must wait for its turn in the write queue.
+      this.start(
+        this.dataSource.options.type === 'mysql'
+          ? await lease(this.dataSource.manager)
+          : await writeTransaction(this.dataSource, lease),
+      );
+    } catch (error) {
+      this.logger.error(`taking webhook deliveries failed: ${(error as Error).message}`);
+      this.wake();
+    }
   }
 
   /** Time for `queued` attempts to one endpoint, MAX_POSTS_PER_ENDPOINT at a time. */

@@ -2,7 +2,8 @@ import { Webhook } from 'standardwebhooks';
 import type { Test } from 'supertest';
 import { WebhookRetention } from '../../src/webhooks/webhook-retention.service';
 import { API, errorBody } from './helpers/test-app';
-import { eventually, Received, useWebhookApp } from './helpers/webhook-receiver';
+import { WebhookSender } from '../../src/webhooks/webhook-sender.service';
+import { eventually, Received, sleep, useWebhookApp } from './helpers/webhook-receiver';
 
 /*
  * Webhooks (docs/api.md §15) against a real receiver on 127.0.0.1: HTTP and
@@ -486,6 +487,89 @@ describe('webhooks', () => {
       expect([bad.status, bad.body]).toEqual([
         400,
         errorBody('rest_invalid_param', 400, { page: expect.any(String) }),
+      ]);
+    });
+
+    it("takes a write's deliveries at its commit, without a claim that looks them up", async () => {
+      const sender = ctx.t.app.get(WebhookSender) as unknown as {
+        claim(...args: unknown[]): Promise<Array<{ id: number }>>;
+      };
+      const original = sender.claim.bind(sender);
+      const claimed: number[] = [];
+      const claim = jest.spyOn(sender, 'claim').mockImplementation(async (...args) => {
+        const rows = await original(...args);
+        claimed.push(...rows.map((row) => row.id));
+        return rows;
+      });
+      try {
+        const { id } = await register('/handed', { events: ['tag.created'] });
+        await ctx.t.http().post(`${API}/tags`).set(ctx.admin()).send({ name: 'Zomer' }).expect(201);
+        await ctx.receiver.waitFor('/handed', 1);
+        const [entry] = await eventually(
+          () => log(id),
+          (l) => l[0]?.status === 'delivered',
+        );
+        expect(entry).toEqual(expect.objectContaining({ type: 'tag.created', attempts: 1 }));
+        expect(claimed).not.toContain(entry.id);
+      } finally {
+        claim.mockRestore();
+      }
+    });
+
+    it('does not send a delivery that another sender leased between its commit and the take', async () => {
+      const { id, secret } = await register('/raced', { events: ['tag.created'] });
+      const insert = async (sql: string, params: unknown[]) => {
+        await ctx.t.dataSource.query(sql, params);
+        const [row] = await ctx.t.dataSource.query('SELECT MAX(id) AS id FROM webhook_deliveries');
+        return Number(row.id);
+      };
+      const body = JSON.stringify({
+        type: 'tag.created',
+        timestamp: new Date().toISOString(),
+        data: {},
+      });
+      await ctx.t.dataSource.query(
+        "INSERT INTO webhook_messages (message_id, type, body, created_ms) VALUES ('msg_raced', 'tag.created', ?, ?)",
+        [body, Date.now()],
+      );
+      const [{ id: messageRowId }] = await ctx.t.dataSource.query(
+        "SELECT id FROM webhook_messages WHERE message_id = 'msg_raced'",
+      );
+      const delivery = (lease: [string, number] | [null, null]) =>
+        insert(
+          'INSERT INTO webhook_deliveries (endpoint_id, message_id, status, attempts, forced, ' +
+            "next_attempt_ms, created_ms, lease_owner, lease_until_ms) VALUES (?, ?, 'pending', 0, 0, ?, ?, ?, ?)",
+          [id, messageRowId, Date.now(), Date.now(), ...lease],
+        );
+      const leasedElsewhere = await delivery(['elsewhere:1:cafe', Date.now() + 60_000]);
+      const free = await delivery([null, null]);
+
+      const sender = ctx.t.app.get(WebhookSender) as unknown as {
+        take(rows: unknown[]): Promise<void>;
+      };
+      const row = (deliveryId: number) => ({
+        id: deliveryId,
+        attempts: 0,
+        forced: false,
+        endpoint_id: id,
+        message_id: 'msg_raced',
+        body,
+        url: ctx.receiver.url('/raced'),
+        secret,
+        consecutive_failures: 0,
+      });
+      await sender.take([row(leasedElsewhere), row(free)]);
+      await ctx.receiver.waitFor('/raced', 1);
+      await sleep(300);
+      expect(ctx.receiver.on('/raced')).toHaveLength(1);
+      const rows: Array<{ id: number | string; lease_owner: string | null; status: string }> =
+        await ctx.t.dataSource.query(
+          'SELECT id, lease_owner, status FROM webhook_deliveries WHERE message_id = ? ORDER BY id',
+          [messageRowId],
+        );
+      expect(rows.map((r) => [Number(r.id), r.lease_owner, r.status])).toEqual([
+        [leasedElsewhere, 'elsewhere:1:cafe', 'pending'],
+        [free, null, 'delivered'],
       ]);
     });
 
