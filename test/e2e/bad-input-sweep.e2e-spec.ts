@@ -243,21 +243,20 @@ describe('bad-input sweep', () => {
     );
   });
 
-  it.each(Object.keys(KINDS) as Kind[])(
-    '%s: hostile list parameters give 200 or the documented 4xx',
-    async (kind) => {
-      for (const param of LIST_PARAMS) {
-        for (const value of QUERY_VALUES) {
-          const v = encodeURIComponent(value);
-          await send('GET', `/${kind}?${param}=${v}`);
-          await send('GET', `/${kind}?${param}[]=${v}&${param}[]=1`);
-        }
-        await send('GET', `/${kind}?${param}[a][b]=1`);
+  describe.each(Object.keys(KINDS) as Kind[])('%s: hostile list parameters', (kind) => {
+    it.each(LIST_PARAMS)('%s gives 200 or the documented 4xx', async (param) => {
+      const fiveHundreds = tally.fiveHundreds.length;
+      const badShapes = tally.badShapes.length;
+      for (const value of QUERY_VALUES) {
+        const v = encodeURIComponent(value);
+        await send('GET', `/${kind}?${param}=${v}`);
+        await send('GET', `/${kind}?${param}[]=${v}&${param}[]=1`);
       }
-      expect(tally.fiveHundreds).toEqual([]);
-      expect(tally.badShapes).toEqual([]);
-    },
-  );
+      await send('GET', `/${kind}?${param}[a][b]=1`);
+      expect(tally.fiveHundreds.slice(fiveHundreds)).toEqual([]);
+      expect(tally.badShapes.slice(badShapes)).toEqual([]);
+    });
+  });
 
   it('round-trips unicode and SQL- or script-looking text unchanged', async () => {
     const texts = [

@@ -13,7 +13,10 @@ describe('request size limits', () => {
   afterAll(() => t?.close());
 
   it('answers an over-long parameter with 400 naming it', async () => {
-    const res = await t.http().get(`${API}/events?search=${'a'.repeat(5000)}`).expect(400);
+    const res = await t
+      .http()
+      .get(`${API}/events?search=${'a'.repeat(5000)}`)
+      .expect(400);
     expect(res.body).toEqual(errorBody('rest_invalid_param', 400, { search: expect.any(String) }));
   });
 

@@ -19,6 +19,9 @@ import { send, ServerProcess, startServer } from './server-process';
 const onSqlite = process.env.TEST_ENGINE === 'mysql' ? describe.skip : describe;
 
 onSqlite('webhook sender in the service process', () => {
+  // Each test starts service processes (a few seconds each, many more on a busy CI machine).
+  jest.setTimeout(120_000);
+
   let dir: string;
   let server: ServerProcess | undefined;
   let receiver: WebhookReceiver;
