@@ -41,20 +41,21 @@ export class WebhookOutbox {
   constructor(private readonly sender: WebhookSender) {}
 
   /**
-   * The enabled endpoints that subscribe to any of `types`. Most writes stop
-   * at the first, plain read (nobody subscribes). When someone does, the
-   * endpoints are read again with a shared lock on MySQL/MariaDB: the
-   * deliveries about to be written reference them, and an endpoint deleted
-   * meanwhile would otherwise fail the write on its foreign key (a delete now
-   * waits for this transaction instead). On SQLite the write transaction
-   * already excludes every other writer: the first read stands.
+   * The enabled endpoints that subscribe to any of `types`, read with a
+   * shared lock on MySQL/MariaDB: the deliveries about to be written
+   * reference them, and an endpoint deleted (or its secret rotated) meanwhile
+   * would otherwise fail the write on its foreign key (or sign with the old
+   * secret); a delete or rotation waits for this transaction instead. One
+   * read, locking whether or not anyone subscribes: a plain read first would
+   * cost every write with a subscriber a second statement, and the lock only
+   * ever holds up an administrator's change to an endpoint for one write. On
+   * SQLite the write transaction already excludes every other writer.
    */
   async subscribers(manager: EntityManager, types: string[]): Promise<Subscriber[]> {
-    const wanted = (list: Subscriber[]) =>
-      list.filter((endpoint) => types.some((type) => subscribes(endpoint.events, type)));
-    const found = wanted(await readEndpoints(manager, false));
-    if (found.length === 0 || manager.connection.options.type !== 'mysql') return found;
-    return wanted(await readEndpoints(manager, true));
+    const lock = manager.connection.options.type === 'mysql';
+    return (await readEndpoints(manager, lock)).filter((endpoint) =>
+      types.some((type) => subscribes(endpoint.events, type)),
+    );
   }
 
   /**
