@@ -7,14 +7,21 @@
  *
  * 1. event creates per second without any endpoint, then with one endpoint
  *    subscribed to everything (the outbox written in every write, the sender
- *    delivering alongside);
+ *    delivering alongside), alternated for --rounds rounds and ending without
+ *    one: each round's loss compares its phase with the mean of the phases
+ *    without on either side, so a machine that drifts (a neighbour's load,
+ *    a growing table) does not show up as loss; the median round is reported;
  * 2. commit → delivery latency under that load: the receiver's arrival time
  *    minus the message's `timestamp` (taken in the write's transaction, just
  *    before COMMIT);
  * 3. delivery rate of a burst: daily series of ~730 occurrences each, one
  *    message per occurrence, from the first commit to the last arrival.
  *
- *   npm run bench:webhooks -- [--database-url mysql://…/calendar_bench_hooks] [--creates 600] [--connections 4] [--series 3] [--no-pin] [--profile DIR]
+ *   npm run bench:webhooks -- [--database-url mysql://…/calendar_bench_hooks] [--creates 600] [--rounds 3] [--warmup 400] [--connections 4] [--series 3] [--separate-sender] [--no-pin] [--profile DIR]
+ *
+ * With --separate-sender the measured service only writes the outbox and a
+ * second instance (on core 1, with the clients) sends it; commit → delivery
+ * then includes that instance's poll interval (it is not woken by commits).
  *
  * Without --database-url it runs on a fresh SQLite file. A MySQL database
  * whose name does not contain "bench" is refused (the script empties it).
@@ -39,9 +46,18 @@ async function main(): Promise<void> {
     options: {
       'database-url': { type: 'string' },
       creates: { type: 'string', default: '600' },
+      rounds: { type: 'string', default: '3' },
+      /** Creates before the first phase: the JIT and the pools warm up. */
+      warmup: { type: 'string', default: '400' },
       connections: { type: 'string', default: '4' },
       series: { type: 'string', default: '3' },
       'no-pin': { type: 'boolean', default: false },
+      /**
+       * MySQL only: the measured service writes the outbox with its sender off
+       * (WEBHOOKS_WORKER=false) and a second instance (core 1) sends: the cost
+       * of the outbox alone, as in a deployment with a sending instance.
+       */
+      'separate-sender': { type: 'boolean', default: false },
       /** Writes a V8 CPU profile of the service into this folder (node --cpu-prof). */
       profile: { type: 'string' },
     },
@@ -57,6 +73,21 @@ async function main(): Promise<void> {
   const pin = !values['no-pin'] && hasTaskset();
   if (pin) pinSelf(1);
   const workDir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
+  const separate = values['separate-sender'];
+  if (separate && !databaseUrl) throw new Error('--separate-sender needs --database-url (MySQL)');
+  const serviceEnv = (port: number, worker: boolean) => ({
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    SQLITE_PATH: join(workDir, 'calendar.sqlite'),
+    AUTH_JWT_SECRET: SECRET,
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'warn',
+    PORT: String(port),
+    WEBHOOKS_WORKER: String(worker),
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  });
   const port = await freePort();
   const service = await startServer({
     name: 'service',
@@ -65,22 +96,23 @@ async function main(): Promise<void> {
       ...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values.profile)}`] : []),
       entry,
     ],
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'production',
-      DATABASE_URL: databaseUrl,
-      SQLITE_PATH: join(workDir, 'calendar.sqlite'),
-      AUTH_JWT_SECRET: SECRET,
-      RATE_LIMIT_PER_MINUTE: '0',
-      LOG_LEVEL: 'warn',
-      PORT: String(port),
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    },
+    env: serviceEnv(port, !separate),
     core: pin ? 0 : undefined,
     logFile: join(workDir, 'service.log'),
     ready: serviceReady,
   });
+  if (separate) {
+    const senderPort = await freePort();
+    await startServer({
+      name: 'sender',
+      port: senderPort,
+      args: [entry],
+      env: serviceEnv(senderPort, true),
+      core: pin ? 1 : undefined,
+      logFile: join(workDir, 'sender.log'),
+      ready: serviceReady,
+    });
+  }
   const base = `http://127.0.0.1:${port}/calendar/events/v1`;
   const token = await new SignJWT({ role: 'administrator' })
     .setProtectedHeader({ alg: 'HS256' })
@@ -153,20 +185,65 @@ async function main(): Promise<void> {
   // The service's CPU per create: a steadier measure than creates/s on a shared machine
   // (it counts only the service's own work, not time it waited for a core).
   const cpu = () => cpuSeconds(service.pid) ?? NaN;
+  // Statements the database answered (MariaDB's global count: meaningful only when nothing
+  // else uses the server), per create; NaN on SQLite.
+  const status = databaseUrl
+    ? await (await import('mysql2/promise')).createConnection({ uri: databaseUrl })
+    : undefined;
+  const statements = async () => {
+    if (!status) return NaN;
+    const [rows] = await status.query("SHOW GLOBAL STATUS LIKE 'Questions'");
+    return Number((rows as Array<{ Value: string }>)[0].Value);
+  };
 
-  // Warm-up, then without an endpoint, then with one (each event: event.created + category.updated).
-  await createEvents(50, connections);
-  const cpuWithout = cpu();
-  const without = await createEvents(creates, connections);
-  const cpuPerCreateWithout = ((cpu() - cpuWithout) * 1000) / creates;
-  const endpoint = (await call('POST', '/webhooks', { url: hook, events: ['*'] })).id;
-  const cpuWith = cpu();
-  const withOutbox = await createEvents(creates, connections);
-  const cpuPerCreateWith = ((cpu() - cpuWith) * 1000) / creates;
-  const expected = await countDeliveries(endpoint);
-  await waitDelivered(expected);
-  // Until the last of their messages was delivered: the creates' whole cost with the outbox.
-  const cpuPerCreateDelivered = ((cpu() - cpuWith) * 1000) / creates;
+  // Warm-up; then phases without an endpoint (none yet, or disabled) and with one enabled,
+  // alternated, ending without (each event: event.created + category.updated). A phase
+  // with waits for its deliveries, so their cost is not carried into the next phase.
+  await createEvents(Number(values.warmup), connections);
+  const rounds = Number(values.rounds);
+  const phase = async () => {
+    const cpuBefore = cpu();
+    const statementsBefore = await statements();
+    const rate = await createEvents(creates, connections);
+    return {
+      rate,
+      cpuPerCreate: ((cpu() - cpuBefore) * 1000) / creates,
+      statementsBefore,
+    };
+  };
+  let endpoint = 0;
+  const withouts = [await phase()];
+  const withs: Array<{
+    rate: number;
+    cpuPerCreate: number;
+    delivered: number;
+    statements: number;
+  }> = [];
+  for (let round = 0; round < rounds; round++) {
+    if (endpoint === 0)
+      endpoint = (await call('POST', '/webhooks', { url: hook, events: ['*'] })).id;
+    else await call('PATCH', `/webhooks/${endpoint}`, { enabled: true });
+    const cpuBefore = cpu();
+    const measured = await phase();
+    await waitDelivered(await countDeliveries(endpoint));
+    // Until the last of their messages was delivered: the creates' whole cost with the outbox.
+    withs.push({
+      ...measured,
+      delivered: ((cpu() - cpuBefore) * 1000) / creates,
+      statements: ((await statements()) - measured.statementsBefore) / creates,
+    });
+    await call('PATCH', `/webhooks/${endpoint}`, { enabled: false });
+    withouts.push(await phase());
+  }
+  const statementsWithout =
+    ((await statements()) - withouts[withouts.length - 1].statementsBefore) / creates;
+  await call('PATCH', `/webhooks/${endpoint}`, { enabled: true });
+  const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const flanked = (r: number, key: 'rate' | 'cpuPerCreate') =>
+    (withouts[r][key] + withouts[r + 1][key]) / 2;
+  const losses = withs.map((w, r) => (w.rate / flanked(r, 'rate') - 1) * 100);
+  const cpuCosts = withs.map((w, r) => (w.cpuPerCreate / flanked(r, 'cpuPerCreate') - 1) * 100);
+  const list = (values: number[], digits = 1) => values.map((v) => v.toFixed(digits)).join(', ');
   const sorted = [...latencies].sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
@@ -189,19 +266,34 @@ async function main(): Promise<void> {
   const burstSeconds = (arrivals[arrivals.length - 1] - burstStarted) / 1000;
 
   await stopAll();
+  await status?.end();
   receiver.close();
   console.log(
-    `engine: ${databaseUrl ? 'mysql' : 'sqlite'}; service ${pin ? 'pinned to core 0, clients and receiver on core 1' : 'not pinned'}; ${creates} event creates per mode over ${connections} connections; load average ${loadavg()
+    `engine: ${databaseUrl ? 'mysql' : 'sqlite'}; service ${pin ? 'pinned to core 0, clients and receiver on core 1' : 'not pinned'}; ${separate ? 'its sender off, a second instance sends (core 1)' : 'its own sender on'}; ${creates} event creates per phase over ${connections} connections; load average ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   );
   console.log('| measure | figure |\n|---|---|');
-  console.log(`| creates/s without an endpoint | ${without.toFixed(1)} |`);
   console.log(
-    `| creates/s with one endpoint (outbox + sender) | ${withOutbox.toFixed(1)} (${(((withOutbox - without) / without) * 100).toFixed(1)} %) |`,
+    `| creates/s without an endpoint (${rounds + 1} phases; service CPU per create) | ${list(withouts.map((w) => w.rate))} (${list(
+      withouts.map((w) => w.cpuPerCreate),
+      2,
+    )} ms) |`,
   );
   console.log(
-    `| service CPU per create without / with one endpoint (during the creates; until all delivered) | ${cpuPerCreateWithout.toFixed(2)} / ${cpuPerCreateWith.toFixed(2)} ms (${(((cpuPerCreateWith - cpuPerCreateWithout) / cpuPerCreateWithout) * 100).toFixed(1)} %); ${cpuPerCreateDelivered.toFixed(2)} ms |`,
+    `| creates/s with one endpoint (outbox + sender; ${rounds} phases; service CPU per create) | ${list(withs.map((w) => w.rate))} (${list(
+      withs.map((w) => w.cpuPerCreate),
+      2,
+    )} ms) |`,
+  );
+  console.log(
+    `| create throughput lost with the endpoint, per round / median | ${list(losses)} % / **${median(losses).toFixed(1)} %** |`,
+  );
+  console.log(
+    `| service CPU per create with the endpoint, more than without, per round / median; until all delivered (median) | ${list(cpuCosts)} % / **${median(cpuCosts).toFixed(1)} %**; ${median(withs.map((w) => w.delivered)).toFixed(2)} ms |`,
+  );
+  console.log(
+    `| statements per create without / with the endpoint, until all delivered (global count: alone on the server; last phases) | ${statementsWithout.toFixed(1)} / ${withs[withs.length - 1].statements.toFixed(1)} |`,
   );
   console.log(
     `| commit → delivery under that load (${sorted.length} messages) | p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${sorted[sorted.length - 1]} ms |`,
