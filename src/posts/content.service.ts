@@ -72,11 +72,10 @@ export abstract class ContentService<
   async create(input: D, ctx: RequestContext): Promise<R> {
     assertCanCreate(ctx.user);
     const write = this.kind.write(input);
-    const { id, etag } = await writeTransaction(this.dataSource, async (manager) => {
-      const created = await this.insert(manager, write, ctx);
-      return { id: created, etag: bodyTag(await this.readRecord(manager, created, ctx)) };
-    });
-    return withTag(await this.reload(id, ctx), etag);
+    const { answer, etag } = await writeTransaction(this.dataSource, async (manager) =>
+      this.written(manager, await this.insert(manager, write, ctx), ctx),
+    );
+    return withTag(answer, etag);
   }
 
   /**
@@ -91,7 +90,7 @@ export abstract class ContentService<
       ...write.columns,
       ...postColumns(write.post, ctx, this.config.siteTimezone, false),
     } as QueryDeepPartialEntity<E>;
-    const etag = await writeTransaction(this.dataSource, async (manager) => {
+    const { answer, etag } = await writeTransaction(this.dataSource, async (manager) => {
       await lockRow(manager, this.kind.entity, current.id);
       await assertPrecondition(ctx.precondition, () => this.readRecord(manager, current.id, ctx));
       // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
@@ -103,9 +102,9 @@ export abstract class ContentService<
       // Events embed the record only for callers who may see it: announce them when that moves.
       if (visibilityMoves(item, columns as { status?: string; authorId?: number }))
         recordChanges(manager, await linkedEventChanges(manager, kind, item.id, { via: true }));
-      return bodyTag(await this.readRecord(manager, item.id, ctx));
+      return this.written(manager, item.id, ctx);
     });
-    return withTag(await this.reload(current.id, ctx), etag);
+    return withTag(answer, etag);
   }
 
   /**
@@ -236,9 +235,22 @@ export abstract class ContentService<
     return this.kind.map(item, this.mapOptions(ctx, { withJsonLd: true }));
   }
 
-  private async reload(id: number, ctx: RequestContext): Promise<R> {
-    const item = await findPostOrFail(this.dataSource.manager, this.kind, { id }, ctx.language);
-    return this.kind.map(item, this.mapOptions(ctx, {}));
+  /**
+   * A write's answer and its ETag, from one read at the end of its
+   * transaction: the tag hashes the record as a GET shows it (with JSON-LD),
+   * the answer is the plain record. Not read again after COMMIT: the body
+   * always matches its tag, even when another write commits right after.
+   */
+  private async written(
+    manager: EntityManager,
+    id: number,
+    ctx: RequestContext,
+  ): Promise<{ answer: R; etag: string }> {
+    const item = await findPostOrFail(manager, this.kind, { id }, ctx.language);
+    return {
+      answer: this.kind.map(item, this.mapOptions(ctx, {})),
+      etag: bodyTag(this.kind.map(item, this.mapOptions(ctx, { withJsonLd: true }))),
+    };
   }
 
   private mapOptions(

@@ -91,7 +91,8 @@ export class TermsService {
     assertCanManage(info, ctx.user);
     const parentId = await this.resolveParent(info, input.parent, undefined);
     const name = (input.name as string).trim();
-    const { id, etag } = await writeTransaction(this.dataSource, async (manager) => {
+    // The answer is what its ETag hashes, read in the transaction (not again after COMMIT).
+    const record = await writeTransaction(this.dataSource, async (manager) => {
       await assertNameFree(manager, info, ctx.language, parentId, name, undefined);
       const created = await insertTerm(manager, info, {
         language: ctx.language,
@@ -101,9 +102,9 @@ export class TermsService {
         slug: input.slug,
       });
       recordChanges(manager, [{ kind: termKind(info.taxonomy), id: created, action: 'created' }]);
-      return { id: created, etag: bodyTag(await this.readRecord(manager, info, created, ctx)) };
+      return this.readRecord(manager, info, created, ctx);
     });
-    return withTag(this.map(info, await this.findOrFail(info, id), ctx, false), etag);
+    return withTag(record, bodyTag(record));
   }
 
   async update(
@@ -118,7 +119,7 @@ export class TermsService {
       input.parent === undefined
         ? current.parentId
         : await this.resolveParent(info, input.parent, id);
-    const etag = await writeTransaction(this.dataSource, async (manager) => {
+    const record = await writeTransaction(this.dataSource, async (manager) => {
       await lockRow(manager, Term, id);
       await assertPrecondition(ctx.precondition, () => this.readRecord(manager, info, id, ctx));
       const term = (await manager.findOne(Term, {
@@ -165,9 +166,9 @@ export class TermsService {
       await manager.save(Term, term);
       await manager.save(TermTranslation, term.translations);
       recordChanges(manager, [{ kind: termKind(info.taxonomy), id, action: 'updated' }]);
-      return bodyTag(await this.readRecord(manager, info, id, ctx));
+      return this.readRecord(manager, info, id, ctx);
     });
-    return withTag(this.map(info, await this.findOrFail(info, id), ctx, false), etag);
+    return withTag(record, bodyTag(record));
   }
 
   /** Permanent delete; answers the term as it was. Children of a category lose their parent. */

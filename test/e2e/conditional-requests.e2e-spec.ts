@@ -217,6 +217,59 @@ describe('conditional requests (docs/api.md §11)', () => {
       expect(await tagOf(`/events/${ev.id}`)).toBe(chained.headers.etag);
     });
 
+    it("answers every event write with the record its ETag hashes: the next GET's body without json_ld", async () => {
+      const venue = await create('/venues', { venue: 'Paradiso', status: 'publish' });
+      const organizer = await create('/organizers', { organizer: 'Stichting', status: 'publish' });
+      const sameAsGet = async (answer: Response) => {
+        const read = await get(`/events/${answer.body.id}`, 'editor').expect(200);
+        const { json_ld: _jsonLd, ...plain } = read.body as Body;
+        expect(answer.body).toEqual(plain);
+        expect(answer.headers.etag).toBe(read.headers.etag);
+      };
+      const created = await write('post', '/events', {
+        title: 'Concert',
+        start_date: dayAt(3, '20:00:00'),
+        end_date: dayAt(3, '22:00:00'),
+        status: 'publish',
+        venue: venue.id,
+        organizer: [organizer.id],
+        categories: ['Jazz'],
+        tags: ['buiten'],
+        cost: '10',
+      }).expect(201);
+      await sameAsGet(created);
+      const id = created.body.id as number;
+      await sameAsGet(
+        await write('patch', `/events/${id}`, {
+          title: 'Concert II',
+          categories: ['Blues'],
+        }).expect(200),
+      );
+      await sameAsGet(await write('delete', `/events/${id}`, undefined).expect(200));
+    });
+
+    it.each([
+      ['/venues', { venue: 'Paradiso', city: 'Amsterdam', status: 'publish' }, { city: 'Utrecht' }],
+      ['/organizers', { organizer: 'Stichting', status: 'publish' }, { phone: '020 123' }],
+      ['/categories', { name: 'Jazz' }, { description: 'Swing' }],
+      ['/tags', { name: 'buiten' }, { name: 'binnen' }],
+    ])(
+      "answers %s writes with the record its ETag hashes: the next GET's body without json_ld",
+      async (collection, body, change) => {
+        const sameAsGet = async (answer: Response) => {
+          const read = await get(`${collection}/${answer.body.id}`, 'editor').expect(200);
+          const { json_ld: _jsonLd, ...plain } = read.body as Body;
+          expect(answer.body).toEqual(plain);
+          expect(answer.headers.etag).toBe(read.headers.etag);
+        };
+        const created = await write('post', collection, body).expect(201);
+        await sameAsGet(created);
+        await sameAsGet(
+          await write('patch', `${collection}/${created.body.id}`, change).expect(200),
+        );
+      },
+    );
+
     it('answers 412 and changes nothing when the tag is stale', async () => {
       const ev = await event('Concert');
       const stale = await tagOf(`/events/${ev.id}`);
