@@ -236,7 +236,7 @@ export class EventsService {
       event.translations = [];
       await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await writeEventLinks(manager, event.id, links, true);
-      await adjustTermCounts(manager, [], await countedTermsOf(manager, event.id));
+      await adjustTermCounts(manager, [], countedTermsOfNew(columns.status, links));
       if (recurrence) {
         await manager.update(Event, event.id, { recurrence });
         await this.recurrence.afterSeriesWrite(manager, event.id, false);
@@ -492,4 +492,13 @@ export class EventsService {
     const { json_ld: _jsonLd, ...answer } = record;
     return { answer, etag: bodyTag(record) };
   }
+}
+
+/**
+ * The terms a new event counts in (what countedTermsOf would read back right
+ * after its links are written): its categories and tags, when it is published.
+ */
+function countedTermsOfNew(status: unknown, links: LinkChanges): number[] {
+  if (status !== 'publish') return [];
+  return [...new Set([...(links.categoryIds ?? []), ...(links.tagIds ?? [])])];
 }

@@ -73,6 +73,25 @@ describe('term counts kept by event writes', () => {
     expect(await counts()).toEqual({ Jazz: 0, Pop: 0, Rock: 0, live: 0 });
   });
 
+  it('counts a new event once per term, repeated names and IDs included, and only when published', async () => {
+    const jazz = await write('post', '/categories', { name: 'Swing' }).expect(201);
+    await write('post', '/events', {
+      title: 'C',
+      ...dates,
+      categories: [jazz.body.id, 'Swing', 'swing', jazz.body.id],
+      tags: 'zomer, zomer',
+    }).expect(201);
+    await write('post', '/events', {
+      title: 'D',
+      ...dates,
+      categories: [jazz.body.id],
+      tags: 'zomer',
+      status: 'pending',
+    }).expect(201);
+    const after = await counts();
+    expect([after.Swing, after.zomer]).toEqual([1, 1]);
+  });
+
   it('stays exact under concurrent updates of one event', async () => {
     const created = await write('post', '/events', {
       title: 'C',
