@@ -236,7 +236,12 @@ export class EventsService {
       event.translations = [];
       await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await writeEventLinks(manager, event.id, links, true);
-      await adjustTermCounts(manager, [], countedTermsOfNew(columns.status, links));
+      await adjustTermCounts(
+        manager,
+        [],
+        countedTermsOfNew(columns.status, links),
+        taxonomiesOf(links),
+      );
       if (recurrence) {
         await manager.update(Event, event.id, { recurrence });
         await this.recurrence.afterSeriesWrite(manager, event.id, false);
@@ -501,4 +506,12 @@ export class EventsService {
 function countedTermsOfNew(status: unknown, links: LinkChanges): number[] {
   if (status !== 'publish') return [];
   return [...new Set([...(links.categoryIds ?? []), ...(links.tagIds ?? [])])];
+}
+
+/** The taxonomy of each term a write links, as its links name them. */
+function taxonomiesOf(links: LinkChanges): Map<number, string> {
+  return new Map([
+    ...(links.categoryIds ?? []).map((id): [number, string] => [id, CATEGORIES.taxonomy]),
+    ...(links.tagIds ?? []).map((id): [number, string] => [id, TAGS.taxonomy]),
+  ]);
 }

@@ -71,12 +71,14 @@ export async function lockTermsForCount(manager: EntityManager, termIds: number[
 
 /**
  * Applies an event write's effect on term counts (`before` and `after` from
- * countedTermsOf) and records the terms whose count moved as changed.
+ * countedTermsOf) and records the terms whose count moved as changed; their
+ * taxonomies are read unless `taxonomies` (term ID → taxonomy) names them all.
  */
 export async function adjustTermCounts(
   manager: EntityManager,
   before: number[],
   after: number[],
+  taxonomies?: ReadonlyMap<number, string>,
 ): Promise<void> {
   const delta = new Map<number, number>();
   for (const id of before) delta.set(id, (delta.get(id) ?? 0) - 1);
@@ -84,13 +86,15 @@ export async function adjustTermCounts(
   const byChange = new Map<number, number[]>();
   for (const [id, change] of delta)
     if (change !== 0) byChange.set(change, [...(byChange.get(change) ?? []), id]);
-  const moved = [...byChange.values()].flat();
+  const moved = [...byChange.values()].flat().sort((a, b) => a - b);
   if (moved.length > 0) {
-    const terms = await manager.find(Term, {
-      where: { id: In(moved) },
-      select: { id: true, taxonomy: true },
-      order: { id: 'ASC' },
-    });
+    const terms = moved.every((id) => taxonomies?.has(id))
+      ? moved.map((id) => ({ id, taxonomy: taxonomies?.get(id) as string }))
+      : await manager.find(Term, {
+          where: { id: In(moved) },
+          select: { id: true, taxonomy: true },
+          order: { id: 'ASC' },
+        });
     recordChanges(
       manager,
       terms.map((term) => ({ kind: termKind(term.taxonomy), id: term.id, action: 'updated' })),
