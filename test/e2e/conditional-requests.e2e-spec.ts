@@ -192,6 +192,14 @@ describe('conditional requests (docs/api.md §11)', () => {
   });
 
   describe('writes with If-Match', () => {
+    /** A write's answer is the record its ETag hashes: the next GET's body without json_ld. */
+    const expectAnswerIsGet = async (collection: string, answer: Response) => {
+      const read = await get(`${collection}/${answer.body.id}`, 'editor').expect(200);
+      const { json_ld: _jsonLd, ...plain } = read.body as Body;
+      expect(answer.body).toEqual(plain);
+      expect(answer.headers.etag).toBe(read.headers.etag);
+    };
+
     it('writes when the tag is current, answering the ETag a following GET carries', async () => {
       const ev = await event('Concert');
       const current = await tagOf(`/events/${ev.id}`);
@@ -220,12 +228,7 @@ describe('conditional requests (docs/api.md §11)', () => {
     it("answers every event write with the record its ETag hashes: the next GET's body without json_ld", async () => {
       const venue = await create('/venues', { venue: 'Paradiso', status: 'publish' });
       const organizer = await create('/organizers', { organizer: 'Stichting', status: 'publish' });
-      const sameAsGet = async (answer: Response) => {
-        const read = await get(`/events/${answer.body.id}`, 'editor').expect(200);
-        const { json_ld: _jsonLd, ...plain } = read.body as Body;
-        expect(answer.body).toEqual(plain);
-        expect(answer.headers.etag).toBe(read.headers.etag);
-      };
+      const sameAsGet = (answer: Response) => expectAnswerIsGet('/events', answer);
       const created = await write('post', '/events', {
         title: 'Concert',
         start_date: dayAt(3, '20:00:00'),
@@ -256,12 +259,7 @@ describe('conditional requests (docs/api.md §11)', () => {
     ])(
       "answers %s writes with the record its ETag hashes: the next GET's body without json_ld",
       async (collection, body, change) => {
-        const sameAsGet = async (answer: Response) => {
-          const read = await get(`${collection}/${answer.body.id}`, 'editor').expect(200);
-          const { json_ld: _jsonLd, ...plain } = read.body as Body;
-          expect(answer.body).toEqual(plain);
-          expect(answer.headers.etag).toBe(read.headers.etag);
-        };
+        const sameAsGet = (answer: Response) => expectAnswerIsGet(collection, answer);
         const created = await write('post', collection, body).expect(201);
         await sameAsGet(created);
         await sameAsGet(
