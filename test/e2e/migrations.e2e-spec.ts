@@ -50,6 +50,11 @@ const KEY_INDEXES: Record<string, [string, string[], boolean][]> = {
       ['status', 'start_at', 'id', 'end_at', 'hide_from_listings', 'author_id'],
       false,
     ],
+    [
+      'idx_events_zones',
+      ['status', 'start_at', 'end_at', 'hide_from_listings', 'author_id', 'timezone', 'series_id'],
+      false,
+    ],
     ['idx_events_start', ['start_at', 'id'], false],
     ['idx_events_end', ['end_at'], false],
     ['idx_events_venue', ['venue_id'], false],
@@ -238,6 +243,14 @@ describe(`migrations up, down and up again (${engine})`, () => {
       }
       if (before[0] === 'DataVersion1764547200000') {
         expect(await projectTables()).not.toContain('data_version');
+      }
+      if (before[0] === 'EventZoneIndex1765200000000') {
+        const indexes = await indexesOf('events');
+        expect(indexes.idx_events_zones).toBeUndefined();
+        expect(indexes.idx_events_listing).toEqual([
+          ['status', 'start_at', 'id', 'end_at', 'hide_from_listings', 'author_id'],
+          false,
+        ]);
       }
       if (before[0] === 'EventListIndex1764460800000') {
         const indexes = await indexesOf('events');

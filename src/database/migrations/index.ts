@@ -8,6 +8,7 @@ import { Changes1764813600000 } from './1764813600000-changes';
 import { RecurringEvents1764900000000 } from './1764900000000-recurring-events';
 import { IdempotencyKeys1765000000000 } from './1765000000000-idempotency-keys';
 import { WebhookRetention1765100000000 } from './1765100000000-webhook-retention';
+import { EventZoneIndex1765200000000 } from './1765200000000-event-zone-index';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   RecurringEvents1764900000000,
   IdempotencyKeys1765000000000,
   WebhookRetention1765100000000,
+  EventZoneIndex1765200000000,
 ];

@@ -8,6 +8,16 @@ import { EventTranslation } from './event-translation.entity';
 @Index('idx_events_end', ['endAt'])
 /** Lists: status, then start order; covers the other filters so counts read only the index. */
 @Index('idx_events_listing', ['status', 'startAt', 'id', 'endAt', 'hideFromListings', 'authorId'])
+/** A feed's zones (DISTINCT timezone and series over its window) from the index alone. */
+@Index('idx_events_zones', [
+  'status',
+  'startAt',
+  'endAt',
+  'hideFromListings',
+  'authorId',
+  'timezone',
+  'seriesId',
+])
 @Index('idx_events_venue', ['venueId'])
 @Index('idx_events_parent', ['parentId'])
 @Index('idx_events_author', ['authorId'])
