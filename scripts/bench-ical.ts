@@ -17,8 +17,9 @@
  * write the same bytes from the same data on the same day. `--profile DIR`
  * writes the service's V8 CPU profile there when it stops (node --cpu-prof).
  * `--first-byte-only` (for 1M events, with `--runs 0`): the default-window
- * feeds are left after their first byte instead of read to the end, 5 s
- * apart (the feed's zone query, ~3 s at 1M, still runs after the client left).
+ * feeds are left after their first event (after the calendar's head and the
+ * VTIMEZONEs, so after the feed's zone query) instead of read to the end,
+ * 5 s apart; both the first byte and the first event are timed.
  * Exit code 1 when a feed does not parse as expected (no END:VCALENDAR).
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -66,6 +67,8 @@ function fetchFeed(
   bytes: number;
   events: number;
   firstByteMs: number;
+  /** Time to the first `BEGIN:VEVENT` (or the end of a feed without events). */
+  firstEventMs: number;
   ms: number;
   complete: boolean;
   sha256: string;
@@ -75,35 +78,42 @@ function fetchFeed(
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
     const req = http.get({ host: '127.0.0.1', port, path, headers }, (res) => {
       let firstByteMs = -1;
+      let firstEventMs = -1;
       let bytes = 0;
       let events = 0;
       let tail = '';
+      let left = false;
       const hash = createHash('sha256');
       res.on('data', (chunk: Buffer) => {
+        if (left) return;
         hash.update(chunk);
         if (firstByteMs < 0) firstByteMs = elapsed();
-        if (firstByteOnly) {
-          // Left after the first byte: the service stops reading when the socket closes.
+        bytes += chunk.length;
+        const text = tail + chunk.toString('latin1');
+        if (firstEventMs < 0 && text.includes('BEGIN:VEVENT')) firstEventMs = elapsed();
+        if (firstByteOnly && firstEventMs >= 0) {
+          // Left after the first event: the service stops reading when the socket closes.
+          left = true;
           req.destroy();
           done({
             status: res.statusCode ?? 0,
             etag: res.headers.etag,
-            bytes: chunk.length,
+            bytes,
             events: 0,
             firstByteMs,
+            firstEventMs,
             ms: elapsed(),
             complete: true,
             sha256: '',
           });
           return;
         }
-        bytes += chunk.length;
-        const text = tail + chunk.toString('latin1');
         events += text.split('BEGIN:VEVENT').length - 1;
         tail = text.slice(-16);
         events -= tail.split('BEGIN:VEVENT').length - 1;
       });
       res.on('end', () => {
+        if (left) return;
         events += tail.split('BEGIN:VEVENT').length - 1;
         done({
           status: res.statusCode ?? 0,
@@ -111,6 +121,7 @@ function fetchFeed(
           bytes,
           events,
           firstByteMs: firstByteMs < 0 ? elapsed() : firstByteMs,
+          firstEventMs: firstEventMs < 0 ? elapsed() : firstEventMs,
           ms: elapsed(),
           complete: res.statusCode !== 200 || tail.endsWith('END:VCALENDAR\r\n'),
           sha256: hash.digest('hex'),
@@ -217,12 +228,14 @@ async function main(): Promise<void> {
     }
 
     const firstBytes: number[] = [];
+    const firstEvents: number[] = [];
     let etag = '';
     for (let i = 0; i < 10; i++) {
       if (firstByteOnly) await new Promise((resolve) => setTimeout(resolve, 5000));
       const result = await fetchFeed(port, `${API}/events.ics`, {}, firstByteOnly);
       if (result.status !== 200 || !result.complete) throw new Error('default feed incomplete');
       firstBytes.push(result.firstByteMs);
+      firstEvents.push(result.firstEventMs);
       etag = result.etag ?? '';
     }
 
@@ -241,6 +254,10 @@ async function main(): Promise<void> {
       defaultFeedFirstByteMs: {
         p50: round(percentile(firstBytes, 50)),
         max: round(Math.max(...firstBytes)),
+      },
+      defaultFeedFirstEventMs: {
+        p50: round(percentile(firstEvents, 50)),
+        max: round(Math.max(...firstEvents)),
       },
       notModifiedMs: {
         p50: round(percentile(notModified, 50), 2),
