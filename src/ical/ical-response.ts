@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { setCachingHeaders } from '../common/http/conditional-get';
+import { reportEntityTag, setCachingHeaders } from '../common/http/conditional-get';
 
 /*
  * The HTTP side of a calendar answer: validators and caching headers as in
@@ -10,9 +10,11 @@ import { setCachingHeaders } from '../common/http/conditional-get';
 /**
  * Sets ETag, Cache-Control and Vary as every GET does (src/common/http/conditional-get.ts);
  * answers 304 (If-None-Match holds) or a HEAD request at once. True when the
- * caller should now send the body.
+ * caller should now send the body. The tag goes to the validator cache
+ * (ReadValidatorInterceptor) on routes that use it.
  */
 export function sendHeadersOr304(req: Request, res: Response, etag: string): boolean {
+  reportEntityTag(res, etag);
   if (setCachingHeaders(req, res, etag)) {
     res.status(304).end();
     return false;

@@ -2,6 +2,7 @@ import { Controller, Get, Logger, Param, Query, Req, Res } from '@nestjs/common'
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { PostRef } from '../posts/post-store';
+import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { Ctx, RequestContext } from '../common/http/request-context';
 import { IcalEventQueryDto, IcalFeedQueryDto } from './dto/ical-query.dto';
@@ -26,7 +27,9 @@ export class IcalController {
 
   constructor(private readonly ical: IcalService) {}
 
+  // A repeated poll's 304 comes from the validator cache, before validation and this handler.
   @Get('events.ics')
+  @CachedValidators({ writesResponse: true })
   @ApiOperation({
     summary: 'Subscribe to the events of any /events filter as an iCalendar feed (not paged)',
   })

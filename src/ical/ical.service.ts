@@ -117,11 +117,13 @@ export class IcalService {
    * Checks the filters (the same 400s as `/events`, plus a window over 10
    * years) and derives the ETag before a byte is sent: a streamed body cannot
    * be hashed first. The data version is read first, so a write that lands
-   * while the feed is read gives the next request a new tag.
+   * while the feed is read gives the next request a new tag. It is the
+   * request's (read once per request): the validator cache keeps this tag
+   * with the version it read.
    */
   async prepareFeed(query: IcalFeedQueryDto, ctx: RequestContext): Promise<PreparedFeed> {
     // The version's read is sent first; the filters' look-ups (term slugs, IDs) go out beside it.
-    const versionRead = this.versions.current();
+    const versionRead = this.versions.current(ctx);
     const siteZone = parseZone(this.config.siteTimezone) ?? FixedOffsetZone.utcInstance;
     const [version, filters] = await Promise.all([
       versionRead,

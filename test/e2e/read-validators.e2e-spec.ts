@@ -3,6 +3,7 @@ import { ChangesRetention } from '../../src/changes/changes-retention.service';
 import { ChangesService } from '../../src/changes/changes.service';
 import { ReadValidatorCache } from '../../src/common/cache/read-validator-cache.service';
 import { EventsService } from '../../src/events/events.service';
+import { IcalService } from '../../src/ical/ical.service';
 import { VenuesService } from '../../src/venues/venues.service';
 import { dayAt } from './helpers/events';
 import { API, createTestApp, TestApp, UserName } from './helpers/test-app';
@@ -25,6 +26,7 @@ describe('read validators (304 without running the handler)', () => {
   let eventsGet: jest.SpyInstance;
   let venuesList: jest.SpyInstance;
   let feedPage: jest.SpyInstance;
+  let icalFeed: jest.SpyInstance;
   let validators: ReadValidatorCache;
 
   beforeAll(async () => {
@@ -36,6 +38,7 @@ describe('read validators (304 without running the handler)', () => {
     eventsGet = jest.spyOn(t.app.get(EventsService), 'get');
     venuesList = jest.spyOn(t.app.get(VenuesService), 'list');
     feedPage = jest.spyOn(t.app.get(ChangesService), 'page');
+    icalFeed = jest.spyOn(t.app.get(IcalService), 'prepareFeed');
   });
   afterAll(() => t?.close());
   beforeEach(async () => {
@@ -219,6 +222,44 @@ describe('read validators (304 without running the handler)', () => {
     const retention = t.app.get(ChangesRetention);
     expect(await retention.purgeExpired(Math.floor(Date.now() / 1000) + 31 * 86_400)).toBe(1);
     await get(older, undefined, { 'If-None-Match': afterWrite.headers.etag as string }).expect(410);
+  });
+
+  it('answers an unchanged iCalendar feed with the 304 its handler gives, without the handler; a write reads again', async () => {
+    await event('Concert');
+    const feed = '/events.ics?language=en';
+    const first = await get(feed).expect(200);
+    expect(first.headers['content-type']).toBe('text/calendar; charset=utf-8');
+    const unchanged = { 'If-None-Match': first.headers.etag as string };
+    expect(icalFeed).toHaveBeenCalledTimes(1);
+
+    const cached = await get(feed, undefined, unchanged).expect(304);
+    await t.http().head(`${API}${feed}`).set(unchanged).expect(304);
+    expect(icalFeed).toHaveBeenCalledTimes(1);
+    expect(cached.text).toBe('');
+    expect(kept(cached)).toEqual(kept(first));
+
+    // The validator forgotten (a minute on), the handler decides the 304: the same answer.
+    validators.now = () => Date.now() + 61_000;
+    const decided = await get(feed, undefined, unchanged).expect(304);
+    expect(icalFeed).toHaveBeenCalledTimes(2);
+    const headers = (response: Response) => {
+      const { date: _date, 'x-request-id': _id, ...rest } = response.headers;
+      return rest;
+    };
+    expect(headers(cached)).toEqual(headers(decided));
+
+    // Other callers, languages and filters are other feeds.
+    await get(feed, 'editor', unchanged).expect(200);
+    await get('/events.ics?language=nl', undefined, unchanged).expect(200);
+    await get(`${feed}&featured=true`, undefined, unchanged).expect(200);
+    expect(icalFeed).toHaveBeenCalledTimes(5);
+
+    // A write: the old tag gets the new bytes.
+    await event('Tweede concert');
+    const after = await get(feed, undefined, unchanged).expect(200);
+    expect(after.text).toContain('SUMMARY:Tweede concert');
+    expect(after.headers.etag).not.toBe(first.headers.etag);
+    expect(icalFeed).toHaveBeenCalledTimes(6);
   });
 
   it('forgets a validator after a minute even if no write was seen (a failed version bump)', async () => {

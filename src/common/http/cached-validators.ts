@@ -2,11 +2,21 @@ import { SetMetadata } from '@nestjs/common';
 
 export const CACHED_VALIDATORS = 'cachedValidators';
 
+export interface CachedValidatorsOptions {
+  /**
+   * The handler writes its answer itself (`@Res()`, e.g. a streamed
+   * iCalendar feed) and reports its ETag with `reportEntityTag`: a 304 from
+   * the cache is then sent by the interceptor, as Nest sends nothing.
+   */
+  writesResponse?: boolean;
+}
+
 /**
- * Marks a controller whose GET answers depend only on data that writes
+ * Marks a controller (or handler) whose GET answers depend only on data that writes
  * change (each bumps the data version: API writes, the recurrence horizon
  * job, the changes feed's retention purge) and on the site day, so a 304 may
  * be decided from ReadValidatorCache without running the handler. Not for
  * answers that move otherwise (webhook delivery logs, health).
  */
-export const CachedValidators = () => SetMetadata(CACHED_VALIDATORS, true);
+export const CachedValidators = (options: CachedValidatorsOptions = {}) =>
+  SetMetadata(CACHED_VALIDATORS, options);

@@ -42,6 +42,14 @@ export function onEntityTag(res: Response, listener: (etag: string) => void): vo
 }
 
 /**
+ * For answers that do not pass through `res.send` (streamed, with their own
+ * ETag): tells the `onEntityTag` listener the tag of the 200 they stand for.
+ */
+export function reportEntityTag(res: Response, etag: string): void {
+  locals(res).onTag?.(etag);
+}
+
+/**
  * Express middleware: wraps `res.send`, which every JSON answer passes
  * through with its serialized bytes (res.json calls it), so the tag is the
  * hash of exactly the bytes sent. Answers that set their own ETag (the

@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { from, mergeMap, Observable, of } from 'rxjs';
 import { DataVersionService } from '../cache/data-version.service';
 import { ReadValidatorCache } from '../cache/read-validator-cache.service';
-import { CACHED_VALIDATORS } from './cached-validators';
+import { CACHED_VALIDATORS, CachedValidatorsOptions } from './cached-validators';
 import { answerNotModified, onEntityTag } from './conditional-get';
 import { noneMatchHolds, parseTagList } from './entity-tags';
 import { ContextualRequest, requestContextOf } from './request-context';
@@ -29,20 +29,25 @@ export class ReadValidatorInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const req = http.getRequest<ContextualRequest>();
-    const cached = this.reflector.getAllAndOverride<boolean>(CACHED_VALIDATORS, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const cached = this.reflector.getAllAndOverride<CachedValidatorsOptions | undefined>(
+      CACHED_VALIDATORS,
+      [context.getHandler(), context.getClass()],
+    );
     if (!cached || (req.method !== 'GET' && req.method !== 'HEAD')) return next.handle();
     // "starts now or later" moves by the second; an unsupported language is the handler's 400.
     if ('only_with_upcoming' in req.query || req.languageResolution?.ok === false)
       return next.handle();
-    return from(this.answeredFromCache(req, http.getResponse<Response>())).pipe(
+    const res = http.getResponse<Response>();
+    return from(this.answeredFromCache(req, res, cached.writesResponse === true)).pipe(
       mergeMap((answered) => (answered ? of(undefined) : next.handle())),
     );
   }
 
-  private async answeredFromCache(req: ContextualRequest, res: Response): Promise<boolean> {
+  private async answeredFromCache(
+    req: ContextualRequest,
+    res: Response,
+    writesResponse: boolean,
+  ): Promise<boolean> {
     const ctx = requestContextOf(req);
     const version = await this.versions.current(ctx);
     const key = this.validators.keyOf(req.originalUrl, ctx);
@@ -51,6 +56,8 @@ export class ReadValidatorInterceptor implements NestInterceptor {
     if (stored && ifNoneMatch && noneMatchHolds(parseTagList(ifNoneMatch), stored.etag)) {
       for (const [name, value] of stored.headers) res.setHeader(name, value);
       answerNotModified(req, res, stored.etag);
+      // A handler with @Res() would have sent the answer: Nest sends nothing in its place.
+      if (writesResponse) res.status(304).end();
       return true;
     }
     onEntityTag(res, (etag) => {
