@@ -620,6 +620,41 @@ describe('validators', () => {
     });
   });
 
+  it('reads the zones again only after a write, per filters and caller', async () => {
+    const zoneQueries = jest.spyOn(
+      t.app.get(IcalService) as unknown as { feedZones: () => Promise<string> },
+      'feedZones',
+    );
+    const at = (timezone: string, title: string) =>
+      api
+        .create({
+          title,
+          start_date: dayAt(2, '19:00:00'),
+          end_date: dayAt(2, '21:00:00'),
+          timezone,
+        })
+        .expect(201);
+    await at('Europe/Amsterdam', 'Amsterdam');
+    const text = async (path: string, user?: UserName) =>
+      ((await ics(path, user).expect(200)).body as Buffer).toString('utf8');
+    expect((await calendar('/events.ics')).zones.map((z) => z.tzid)).toEqual(['Europe/Amsterdam']);
+    const first = await text('/events.ics');
+    // The same feed again: the same bytes, without the zone query.
+    expect(await text('/events.ics')).toBe(first);
+    expect(zoneQueries).toHaveBeenCalledTimes(1);
+    // Other filters and another caller (who may see drafts) read their own.
+    await text('/events.ics?featured=true');
+    await text('/events.ics', 'editor');
+    expect(zoneQueries).toHaveBeenCalledTimes(3);
+
+    // A write in another zone: its VTIMEZONE is there at once.
+    await at('America/New_York', 'New York');
+    const after = await calendar('/events.ics');
+    expect(after.zones.map((z) => z.tzid)).toEqual(['America/New_York', 'Europe/Amsterdam']);
+    expect(zoneQueries).toHaveBeenCalledTimes(4);
+    zoneQueries.mockRestore();
+  });
+
   it('HEAD gives the headers without a body', async () => {
     const res = await t.http().head(`${API}/events.ics`).expect(200);
     expect(res.headers['content-type']).toBe('text/calendar; charset=utf-8');
