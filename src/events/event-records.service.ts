@@ -14,7 +14,7 @@ import { OrganizersService } from '../organizers/organizers.service';
 import type { Term } from '../terms/entities/term.entity';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import { loadTerms } from '../terms/term-store';
-import type { TermRecord } from '../terms/term.mapper';
+import { compareTermNames, type TermRecord } from '../terms/term.mapper';
 import { TermLinksService } from '../terms/term-links.service';
 import type { Venue } from '../venues/entities/venue.entity';
 import type { VenueRecord } from '../venues/venue.mapper';
@@ -212,7 +212,7 @@ export class EventRecordsService {
     return events.map((event) => {
       const eventTerms = (termLinksOf.get(event.id) ?? [])
         .flatMap((link) => terms.get(link.termId) ?? [])
-        .sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+        .sort(compareTermNames);
       const links: EventLinks = {
         categories: eventTerms.filter((term) => term.taxonomy === CATEGORIES.taxonomy),
         tags: eventTerms.filter((term) => term.taxonomy === TAGS.taxonomy),
