@@ -88,14 +88,14 @@ export class ChangesService {
     const hasMore = read.rows.length > perPage;
     const rows = read.rows.slice(0, perPage);
     const records = await this.readableRecords(rows, ctx, await this.linkedAt(read.head, ctx));
-    const changes = rows.flatMap((row): ChangeEntryDto[] => {
-      const record = records.get(row.kind)?.get(row.id);
-      const head = { kind: row.kind, id: row.id };
-      const changedUtc = utcWire(row.changedAt);
-      if (record) return [{ ...head, type: 'upsert', changed_utc: changedUtc, record }];
-      if (initial !== undefined && row.seq <= initial) return [];
-      return [{ ...head, type: 'delete', changed_utc: changedUtc }];
-    });
+    const changes: ChangeEntryDto[] = [];
+    for (const { kind, id, seq, changedAt } of rows) {
+      const record = records.get(kind)?.get(id);
+      if (record)
+        changes.push({ kind, id, type: 'upsert', changed_utc: utcWire(changedAt), record });
+      else if (initial === undefined || seq > initial)
+        changes.push({ kind, id, type: 'delete', changed_utc: utcWire(changedAt) });
+    }
     // Without more rows, every change of these kinds up to the head was given.
     const next = hasMore ? rows[rows.length - 1].seq : Math.max(position, read.head);
     return { changes, next_cursor: codec.encode({ seq: next, initial }), has_more: hasMore };

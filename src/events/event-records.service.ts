@@ -306,12 +306,12 @@ export async function cachedRecords<R extends object>(
     if (store.size + loaded.size > cache.maxPerKind) store.clear();
     for (const [id, record] of loaded) store.set(id, cache.shared ? deepFreeze(record) : record);
   }
-  return new Map(
-    ids.flatMap((id) => {
-      const record = store.get(id) ?? loaded.get(id);
-      return record ? [[id, record] as const] : [];
-    }),
-  );
+  const records = new Map<number, R>();
+  for (const id of ids) {
+    const record = store.get(id) ?? loaded.get(id);
+    if (record) records.set(id, record);
+  }
+  return records;
 }
 
 function deepFreeze<T extends object>(value: T): T {
