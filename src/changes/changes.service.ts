@@ -87,7 +87,14 @@ export class ChangesService {
     const initial = from ? from.initial : read.head;
     const hasMore = read.rows.length > perPage;
     const rows = read.rows.slice(0, perPage);
-    const records = await this.readableRecords(rows, ctx, await this.linkedAt(read.head, ctx));
+    // With every kind and no more rows, the page holds every change after `position` up to the head.
+    const whole = !hasMore && kinds.length === CHANGE_COLLECTIONS.length;
+    const linked = await this.linkedAt(
+      read.head,
+      ctx,
+      whole ? { after: position, rows } : undefined,
+    );
+    const records = await this.readableRecords(rows, ctx, linked);
     const changes: ChangeEntryDto[] = [];
     for (const { kind, id, seq, changedAt } of rows) {
       const record = records.get(kind)?.get(id);
@@ -192,15 +199,25 @@ export class ChangesService {
    * loads that began before it out). The shared data version cannot key
    * this: it is bumped after the write commits, and a page may hold a change
    * whose bump is still to come (docs/decisions.md). Starts over after
-   * MAX_AGE_MS like the versioned caches.
+   * MAX_AGE_MS like the versioned caches. `page`: every change after
+   * `after` up to `head`, read in the head's snapshot (one row per record):
+   * when it covers the entry's head, the changed records are taken from it
+   * instead of read again.
    */
-  private async linkedAt(head: number, ctx: RequestContext): Promise<LinkedRecordCache> {
+  private async linkedAt(
+    head: number,
+    ctx: RequestContext,
+    page?: { after: number; rows: ChangeRow[] },
+  ): Promise<LinkedRecordCache> {
     const key = `${ctx.language}:${ctx.apiUrl}`;
     const entry = this.linked.get(key);
     if (entry && Date.now() - entry.since <= LINKED_MAX_AGE_MS) {
       if (entry.head >= head) return entry.cache;
       const from = entry.head;
-      const changed = await this.linkedChanges(from, head);
+      const changed =
+        page && page.after <= from
+          ? linkedIn(page.rows, from)
+          : await this.linkedChanges(from, head);
       // Heads only grow within an entry, so `changed` covers whatever is left of (entry.head, head].
       if (changed && this.linked.get(key) === entry) {
         if (entry.head < head) {
@@ -288,6 +305,16 @@ export class ChangesService {
       });
     return this.codec;
   }
+}
+
+/** The venues, organizers and terms among these changes after `after` (see linkedChanges). */
+function linkedIn(
+  rows: ChangeRow[],
+  after: number,
+): Array<{ kind: 'venue' | 'organizer' | 'term'; id: number }> {
+  return rows.flatMap((row) =>
+    row.kind !== 'event' && row.seq > after ? [{ kind: LINKED_KINDS[row.kind], id: row.id }] : [],
+  );
 }
 
 type PostRecord = ChangeRecord & { author: string; status: PostStatus };

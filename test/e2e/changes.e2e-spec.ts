@@ -411,6 +411,40 @@ describe('changes feed', () => {
     expect(fresh.records).toEqual(client.records);
   });
 
+  it('embeds renamed linked records whichever client polls first after the writes', async () => {
+    const venue = await post('/venues', { venue: 'Zaal' });
+    const tag = await post('/tags', { name: 'jazz' });
+    const created = await post('/events', event('Concert', { venue: venue.id, tags: [tag.id] }));
+    // Every kind (its page holds every change since), events only, and one change per page.
+    const clients = [
+      new FeedClient(t),
+      new FeedClient(t, undefined, { kinds: 'events' }),
+      new FeedClient(t, undefined, { per_page: 1 }),
+    ];
+    for (const client of clients) await client.sync();
+
+    const rounds: Array<[string, object, FeedClient]> = [
+      [`/venues/${venue.id}`, { venue: 'Grote zaal' }, clients[1]],
+      [`/tags/${tag.id}`, { name: 'blues' }, clients[2]],
+      [`/venues/${venue.id}`, { venue: 'Kleine zaal' }, clients[0]],
+    ];
+    for (const [path, change, first] of rounds) {
+      await post(path, change);
+      await post(`/events/${created.id}`, { title: `Concert ${path}` });
+      // The first poll after the writes brings the feed's linked records up to date.
+      for (const client of [first, ...clients.filter((c) => c !== first)]) {
+        await client.sync();
+        expect(client.records.get(`event:${created.id}`)).toEqual(
+          await read(`/events/${created.id}`),
+        );
+      }
+    }
+    expect(clients[1].records.get(`event:${created.id}`)).toMatchObject({
+      venue: { venue: 'Kleine zaal' },
+      tags: [{ name: 'blues' }],
+    });
+  });
+
   it('keeps cursors valid on another instance of the same database', async () => {
     await post('/venues', { venue: 'Paradiso' });
     const { next_cursor: cursor } = await feedPage(t);
