@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AccessPolicy, PostStatus } from '../auth/policy';
+import { DataVersionService } from '../common/cache/data-version.service';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { utcWire } from '../common/time/dates';
@@ -9,6 +10,7 @@ import { committedRead } from '../database/write-transaction';
 import { EventRecordsService, LinkedRecordCache } from '../events/event-records.service';
 import { EventsService } from '../events/events.service';
 import { CursorCodec } from './change-cursor';
+import { FeedReadAhead } from './feed-read-ahead';
 import { CHANGE_COLLECTIONS, ChangeKind, kindOfCollection } from './change-kinds';
 import type { ChangeEntryDto, ChangesPageDto } from './dto/changes-page.dto';
 import { ChangesQueryDto } from './dto/changes-query.dto';
@@ -47,6 +49,9 @@ const LINKED_MAX_PER_KIND = 20_000;
 const LINKED_MAX_AGE_MS = 60_000;
 const LINKED_MAX_KEYS = 16;
 
+/** Answers read ahead at a time, of all clients together (each up to 1,000 records). */
+const READ_AHEAD_PAGES = 4;
+
 /**
  * The changes feed (docs/api.md §12). A page is the changes after the cursor's
  * position, in sequence (= commit) order, read in ONE statement together
@@ -63,13 +68,33 @@ export class ChangesService {
     { head: number; since: number; cache: LinkedRecordCache }
   >();
 
+  private readonly readAhead = new FeedReadAhead<ChangesPageDto>(READ_AHEAD_PAGES);
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventsService,
     private readonly records: EventRecordsService,
+    private readonly versions: DataVersionService,
   ) {}
 
+  /**
+   * One answer of the feed: read ahead by the previous answer of the same
+   * sync when nothing was written since (FeedReadAhead), else read now; an
+   * answer with more to come starts reading the next one.
+   */
   async page(query: ChangesQueryDto, ctx: RequestContext): Promise<ChangesPageDto> {
+    const version = await this.versions.current(ctx);
+    const page =
+      (await this.readAhead.take(readAheadKey(query, ctx), version)) ??
+      (await this.read(query, ctx));
+    if (page.has_more) {
+      const next = { ...query, since: page.next_cursor };
+      this.readAhead.start(readAheadKey(next, ctx), version, () => this.read(next, ctx));
+    }
+    return page;
+  }
+
+  private async read(query: ChangesQueryDto, ctx: RequestContext): Promise<ChangesPageDto> {
     const codec = await this.cursorCodec();
     const from = query.since === undefined ? undefined : codec.decode(query.since);
     if (query.since !== undefined && !from) throw ApiError.invalid('since', 'notOurCursor');
@@ -305,6 +330,20 @@ export class ChangesService {
       });
     return this.codec;
   }
+}
+
+/** Everything an answer depends on besides the data: the cursor, the parameters and the caller. */
+function readAheadKey(query: ChangesQueryDto, ctx: RequestContext): string {
+  const kinds = [...new Set(query.kinds?.length ? query.kinds : CHANGE_COLLECTIONS)].sort();
+  const caller = ctx.user ? [ctx.user.id, ctx.user.role] : [];
+  return JSON.stringify([
+    query.since,
+    kinds,
+    query.per_page ?? 100,
+    ctx.language,
+    ctx.apiUrl,
+    caller,
+  ]);
 }
 
 /** The venues, organizers and terms among these changes after `after` (see linkedChanges). */
