@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AccessPolicy, PostStatus } from '../auth/policy';
+import { DataVersionService } from '../common/cache/data-version.service';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { utcWire } from '../common/time/dates';
@@ -9,6 +10,7 @@ import { committedRead } from '../database/write-transaction';
 import { EventRecordsService, LinkedRecordCache } from '../events/event-records.service';
 import { EventsService } from '../events/events.service';
 import { CursorCodec } from './change-cursor';
+import { FeedReadAhead } from './feed-read-ahead';
 import { CHANGE_COLLECTIONS, ChangeKind, kindOfCollection } from './change-kinds';
 import type { ChangeEntryDto, ChangesPageDto } from './dto/changes-page.dto';
 import { ChangesQueryDto } from './dto/changes-query.dto';
@@ -47,6 +49,9 @@ const LINKED_MAX_PER_KIND = 20_000;
 const LINKED_MAX_AGE_MS = 60_000;
 const LINKED_MAX_KEYS = 16;
 
+/** Answers read ahead at a time, of all clients together (each up to 1,000 records). */
+const READ_AHEAD_PAGES = 4;
+
 /**
  * The changes feed (docs/api.md §12). A page is the changes after the cursor's
  * position, in sequence (= commit) order, read in ONE statement together
@@ -63,13 +68,33 @@ export class ChangesService {
     { head: number; since: number; cache: LinkedRecordCache }
   >();
 
+  private readonly readAhead = new FeedReadAhead<ChangesPageDto>(READ_AHEAD_PAGES);
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventsService,
     private readonly records: EventRecordsService,
+    private readonly versions: DataVersionService,
   ) {}
 
+  /**
+   * One answer of the feed: read ahead by the previous answer of the same
+   * sync when nothing was written since (FeedReadAhead), else read now; an
+   * answer with more to come starts reading the next one.
+   */
   async page(query: ChangesQueryDto, ctx: RequestContext): Promise<ChangesPageDto> {
+    const version = await this.versions.current(ctx);
+    const page =
+      (await this.readAhead.take(readAheadKey(query, ctx), version)) ??
+      (await this.read(query, ctx));
+    if (page.has_more) {
+      const next = { ...query, since: page.next_cursor };
+      this.readAhead.start(readAheadKey(next, ctx), version, () => this.read(next, ctx));
+    }
+    return page;
+  }
+
+  private async read(query: ChangesQueryDto, ctx: RequestContext): Promise<ChangesPageDto> {
     const codec = await this.cursorCodec();
     const from = query.since === undefined ? undefined : codec.decode(query.since);
     if (query.since !== undefined && !from) throw ApiError.invalid('since', 'notOurCursor');
@@ -87,15 +112,22 @@ export class ChangesService {
     const initial = from ? from.initial : read.head;
     const hasMore = read.rows.length > perPage;
     const rows = read.rows.slice(0, perPage);
-    const records = await this.readableRecords(rows, ctx, await this.linkedAt(read.head, ctx));
-    const changes = rows.flatMap((row): ChangeEntryDto[] => {
-      const record = records.get(row.kind)?.get(row.id);
-      const head = { kind: row.kind, id: row.id };
-      const changedUtc = utcWire(row.changedAt);
-      if (record) return [{ ...head, type: 'upsert', changed_utc: changedUtc, record }];
-      if (initial !== undefined && row.seq <= initial) return [];
-      return [{ ...head, type: 'delete', changed_utc: changedUtc }];
-    });
+    // With every kind and no more rows, the page holds every change after `position` up to the head.
+    const whole = !hasMore && kinds.length === CHANGE_COLLECTIONS.length;
+    const linked = await this.linkedAt(
+      read.head,
+      ctx,
+      whole ? { after: position, rows } : undefined,
+    );
+    const records = await this.readableRecords(rows, ctx, linked);
+    const changes: ChangeEntryDto[] = [];
+    for (const { kind, id, seq, changedAt } of rows) {
+      const record = records.get(kind)?.get(id);
+      if (record)
+        changes.push({ kind, id, type: 'upsert', changed_utc: utcWire(changedAt), record });
+      else if (initial === undefined || seq > initial)
+        changes.push({ kind, id, type: 'delete', changed_utc: utcWire(changedAt) });
+    }
     // Without more rows, every change of these kinds up to the head was given.
     const next = hasMore ? rows[rows.length - 1].seq : Math.max(position, read.head);
     return { changes, next_cursor: codec.encode({ seq: next, initial }), has_more: hasMore };
@@ -192,15 +224,25 @@ export class ChangesService {
    * loads that began before it out). The shared data version cannot key
    * this: it is bumped after the write commits, and a page may hold a change
    * whose bump is still to come (docs/decisions.md). Starts over after
-   * MAX_AGE_MS like the versioned caches.
+   * MAX_AGE_MS like the versioned caches. `page`: every change after
+   * `after` up to `head`, read in the head's snapshot (one row per record):
+   * when it covers the entry's head, the changed records are taken from it
+   * instead of read again.
    */
-  private async linkedAt(head: number, ctx: RequestContext): Promise<LinkedRecordCache> {
+  private async linkedAt(
+    head: number,
+    ctx: RequestContext,
+    page?: { after: number; rows: ChangeRow[] },
+  ): Promise<LinkedRecordCache> {
     const key = `${ctx.language}:${ctx.apiUrl}`;
     const entry = this.linked.get(key);
     if (entry && Date.now() - entry.since <= LINKED_MAX_AGE_MS) {
       if (entry.head >= head) return entry.cache;
       const from = entry.head;
-      const changed = await this.linkedChanges(from, head);
+      const changed =
+        page && page.after <= from
+          ? linkedIn(page.rows, from)
+          : await this.linkedChanges(from, head);
       // Heads only grow within an entry, so `changed` covers whatever is left of (entry.head, head].
       if (changed && this.linked.get(key) === entry) {
         if (entry.head < head) {
@@ -288,6 +330,30 @@ export class ChangesService {
       });
     return this.codec;
   }
+}
+
+/** Everything an answer depends on besides the data: the cursor, the parameters and the caller. */
+function readAheadKey(query: ChangesQueryDto, ctx: RequestContext): string {
+  const kinds = [...new Set(query.kinds?.length ? query.kinds : CHANGE_COLLECTIONS)].sort();
+  const caller = ctx.user ? [ctx.user.id, ctx.user.role] : [];
+  return JSON.stringify([
+    query.since,
+    kinds,
+    query.per_page ?? 100,
+    ctx.language,
+    ctx.apiUrl,
+    caller,
+  ]);
+}
+
+/** The venues, organizers and terms among these changes after `after` (see linkedChanges). */
+function linkedIn(
+  rows: ChangeRow[],
+  after: number,
+): Array<{ kind: 'venue' | 'organizer' | 'term'; id: number }> {
+  return rows.flatMap((row) =>
+    row.kind !== 'event' && row.seq > after ? [{ kind: LINKED_KINDS[row.kind], id: row.id }] : [],
+  );
 }
 
 type PostRecord = ChangeRecord & { author: string; status: PostStatus };

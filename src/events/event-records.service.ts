@@ -6,7 +6,7 @@ import { AccessPolicy } from '../auth/policy';
 import type { RequestContext } from '../common/http/request-context';
 import { VersionedCacheService } from '../common/cache/versioned-cache.service';
 import { appConfig } from '../config/app.config';
-import { rowsWhereIn } from '../database/entity-rows';
+import { plainRowsWhereIn } from '../database/entity-rows';
 import { KeptRows } from '../database/kept-rows';
 import type { Organizer } from '../organizers/entities/organizer.entity';
 import type { OrganizerRecord } from '../organizers/organizer.mapper';
@@ -14,7 +14,7 @@ import { OrganizersService } from '../organizers/organizers.service';
 import type { Term } from '../terms/entities/term.entity';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import { loadTerms } from '../terms/term-store';
-import type { TermRecord } from '../terms/term.mapper';
+import { compareTermNames, type TermRecord } from '../terms/term.mapper';
 import { TermLinksService } from '../terms/term-links.service';
 import type { Venue } from '../venues/entities/venue.entity';
 import type { VenueRecord } from '../venues/venue.mapper';
@@ -23,12 +23,12 @@ import { EventOrganizer } from './entities/event-organizer.entity';
 import { EventTerm } from './entities/event-term.entity';
 import { Event } from './entities/event.entity';
 import { loadEvents } from './event-store';
-import { EventLinks, EventMapOptions, EventRecord, mapEvent } from './event.mapper';
+import { EventLinks, EventMapOptions, EventRecord, EventRecordRow, mapEvent } from './event.mapper';
 
-/** The term and organizer link rows of a set of events. */
+/** The term and organizer link rows of a set of events (plain rows: records only read them). */
 export interface EventLinkRows {
-  termLinks: EventTerm[];
-  organizerLinks: EventOrganizer[];
+  termLinks: Array<Pick<EventTerm, 'eventId' | 'termId'>>;
+  organizerLinks: Array<Pick<EventOrganizer, 'eventId' | 'organizerId'>>;
 }
 
 /**
@@ -91,9 +91,9 @@ export class EventRecordsService {
 
   /** Maps events with what they embed, loaded for all of them at once (no N+1). */
   async map(
-    events: Event[],
+    events: EventRecordRow[],
     ctx: RequestContext,
-    options: (event: Event) => Partial<EventMapOptions>,
+    options: (event: EventRecordRow) => Partial<EventMapOptions>,
     linkRows?: EventLinkRows,
     linked?: LinkedRecordCache,
   ): Promise<EventRecord[]> {
@@ -137,7 +137,7 @@ export class EventRecordsService {
   mapRows(
     rows: EventRows,
     ctx: RequestContext,
-    options: (event: Event) => Partial<EventMapOptions>,
+    options: (event: EventRecordRow) => Partial<EventMapOptions>,
   ): EventRecord[] {
     const linked = {
       terms: this.terms.mapRecords(rows.terms, ctx),
@@ -155,8 +155,15 @@ export class EventRecordsService {
   ): Promise<EventLinkRows> {
     if (ids.length === 0) return { termLinks: [], organizerLinks: [] };
     const [termLinks, organizerLinks] = await Promise.all([
-      rowsWhereIn(manager, EventTerm, 'eventId', ids),
-      rowsWhereIn(manager, EventOrganizer, 'eventId', ids, 'position'),
+      plainRowsWhereIn(manager, EventTerm, ['eventId', 'termId'], 'eventId', ids),
+      plainRowsWhereIn(
+        manager,
+        EventOrganizer,
+        ['eventId', 'organizerId'],
+        'eventId',
+        ids,
+        'position',
+      ),
     ]);
     return { termLinks, organizerLinks };
   }
@@ -193,11 +200,11 @@ export class EventRecordsService {
    * organizers the caller may not see are left out.
    */
   private mapWith(
-    events: Event[],
+    events: EventRecordRow[],
     { termLinks, organizerLinks }: EventLinkRows,
     { terms, organizers, venues, visible }: LinkedRecords,
     ctx: RequestContext,
-    options: (event: Event) => Partial<EventMapOptions>,
+    options: (event: EventRecordRow) => Partial<EventMapOptions>,
   ): EventRecord[] {
     // Grouped once: filtering every link per event is quadratic in the batch size.
     const termLinksOf = groupBy(termLinks, (link) => link.eventId);
@@ -205,7 +212,7 @@ export class EventRecordsService {
     return events.map((event) => {
       const eventTerms = (termLinksOf.get(event.id) ?? [])
         .flatMap((link) => terms.get(link.termId) ?? [])
-        .sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+        .sort(compareTermNames);
       const links: EventLinks = {
         categories: eventTerms.filter((term) => term.taxonomy === CATEGORIES.taxonomy),
         tags: eventTerms.filter((term) => term.taxonomy === TAGS.taxonomy),
@@ -299,12 +306,12 @@ export async function cachedRecords<R extends object>(
     if (store.size + loaded.size > cache.maxPerKind) store.clear();
     for (const [id, record] of loaded) store.set(id, cache.shared ? deepFreeze(record) : record);
   }
-  return new Map(
-    ids.flatMap((id) => {
-      const record = store.get(id) ?? loaded.get(id);
-      return record ? [[id, record] as const] : [];
-    }),
-  );
+  const records = new Map<number, R>();
+  for (const id of ids) {
+    const record = store.get(id) ?? loaded.get(id);
+    if (record) records.set(id, record);
+  }
+  return records;
 }
 
 function deepFreeze<T extends object>(value: T): T {

@@ -1,5 +1,5 @@
 import { EntityManager, In } from 'typeorm';
-import { loadPosts, PostTable } from '../posts/post-store';
+import { loadPlainPosts, loadPosts, PostTable } from '../posts/post-store';
 import { Term } from '../terms/entities/term.entity';
 import { CATEGORIES, TAGS, TaxonomyInfo } from '../terms/taxonomies';
 import { EventOrganizer } from './entities/event-organizer.entity';
@@ -7,6 +7,7 @@ import { EventTerm } from './entities/event-term.entity';
 import { EventTranslation } from './entities/event-translation.entity';
 import { lockRow } from '../database/row-lock';
 import { Event } from './entities/event.entity';
+import { EVENT_RECORD_COLUMNS, EVENT_RECORD_TEXTS, type EventRecordRow } from './event.mapper';
 
 /*
  * Storage of events: the event row, one translation row per language, and
@@ -35,6 +36,17 @@ export const EVENTS: PostTable<Event, EventTranslation> = {
 /** Events with their translations by ID, in two queries side by side. */
 export function loadEvents(manager: EntityManager, ids: number[]): Promise<Map<number, Event>> {
   return loadPosts(manager, EVENTS, ids);
+}
+
+/**
+ * What the records of events are mapped from, by ID, as plain rows (no
+ * entities, and only the columns records show): for reads of many records.
+ */
+export function loadEventRows(
+  manager: EntityManager,
+  ids: number[],
+): Promise<Map<number, EventRecordRow>> {
+  return loadPlainPosts(manager, EVENTS, EVENT_RECORD_COLUMNS, EVENT_RECORD_TEXTS, ids);
 }
 
 /**

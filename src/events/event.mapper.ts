@@ -31,6 +31,47 @@ export interface EventLinks {
   organizers: OrganizerRecord[];
 }
 
+/** The event columns a record is made of (with `id`): all a read of records needs to load. */
+export const EVENT_RECORD_COLUMNS = [
+  'authorId',
+  'status',
+  'publishedAt',
+  'modifiedAt',
+  'imageId',
+  'imageUrl',
+  'timezone',
+  'startAt',
+  'endAt',
+  'allDay',
+  'cost',
+  'website',
+  'showMap',
+  'showMapLink',
+  'hideFromListings',
+  'sticky',
+  'featured',
+  'ticketed',
+  'parentId',
+  'passwordHash',
+  'venueId',
+  'recurrence',
+  'seriesId',
+] as const satisfies ReadonlyArray<keyof Event>;
+
+/** The translation columns a record is made of. */
+export const EVENT_RECORD_TEXTS = [
+  'language',
+  'title',
+  'description',
+  'excerpt',
+  'slug',
+] as const satisfies ReadonlyArray<keyof EventTranslation>;
+
+/** What an event record is mapped from: an Event entity, or just these columns of its rows. */
+export type EventRecordRow = Pick<Event, 'id' | (typeof EVENT_RECORD_COLUMNS)[number]> & {
+  translations: Array<Pick<EventTranslation, (typeof EVENT_RECORD_TEXTS)[number]>>;
+};
+
 export interface EventMapOptions {
   language: Language;
   apiUrl: string;
@@ -42,8 +83,15 @@ export interface EventMapOptions {
   blanked: boolean;
 }
 
-export function mapEvent(event: Event, links: EventLinks, options: EventMapOptions): EventRecord {
-  const shown = pickTranslation(event.translations, options.language) as EventTranslation;
+export function mapEvent(
+  event: EventRecordRow,
+  links: EventLinks,
+  options: EventMapOptions,
+): EventRecord {
+  const shown = pickTranslation(
+    event.translations,
+    options.language,
+  ) as EventRecordRow['translations'][number];
   const language = shown.language as Language;
   const url = permalink(options.siteUrl, language, 'event', shown.slug);
   const id = globalId(options.siteUrl, 'event', event.id);

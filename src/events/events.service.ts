@@ -42,6 +42,7 @@ import {
   deleteEvent,
   EVENTS,
   LinkChanges,
+  loadEventRows,
   loadEvents,
   lockEventRow,
   writeEventLinks,
@@ -173,7 +174,7 @@ export class EventsService {
   ): Promise<Map<number, EventRecord>> {
     // The link rows need only the IDs: read beside the events (those of unreadable ones are unused).
     const [loaded, linkRows] = await Promise.all([
-      loadEvents(this.dataSource.manager, ids),
+      loadEventRows(this.dataSource.manager, ids),
       this.records.linkRows(ids),
     ]);
     const readable = [...loaded.values()].filter(

@@ -9,7 +9,7 @@ import { otherLanguage, type Language } from '../i18n/language';
 import type { OrganizerRecord } from '../organizers/organizer.mapper';
 import { permalink } from '../posts/post-fields';
 import { CATEGORIES } from '../terms/taxonomies';
-import type { TermRecord } from '../terms/term.mapper';
+import { compareTermNames, type TermRecord } from '../terms/term.mapper';
 import type { VenueRecord } from '../venues/venue.mapper';
 import { dateTimeDigits } from './ical-dates';
 import { rowDateLines, type VeventParts } from './ical-event';
@@ -189,7 +189,7 @@ export function leanVevents(rows: FeedRow[], links: FeedLinks, lean: LeanContext
     const zone = parseZone(row.timezone) ?? FixedOffsetZone.utcInstance;
     const categories = blank ? [] : (links.categoriesOf.get(row.id) ?? []);
     if (categories.length > 1) {
-      categories.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+      categories.sort(compareTermNames);
     }
     const modified = `${dateTimeDigits(row.modifiedAt)}Z`;
     const parts: VeventParts = {

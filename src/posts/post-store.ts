@@ -1,7 +1,7 @@
 import { DeepPartial, EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { ErrorKey } from '../common/errors/error-codes';
-import { recordsWithTranslations } from '../database/entity-rows';
+import { plainRowsWhereIn, recordsWithTranslations } from '../database/entity-rows';
 import type { PostColumns, PostTranslationColumns } from '../database/post-columns';
 import { otherLanguage, type Language } from '../i18n/language';
 import { freeSlug, toSlug } from './slugs';
@@ -52,6 +52,44 @@ export function loadPosts<E extends PostEntity<T>, T extends PostTranslationColu
   ids: number[],
 ): Promise<Map<number, E>> {
   return recordsWithTranslations(manager, table.entity, ids);
+}
+
+/**
+ * Some properties of records by ID, with some of their translations', as
+ * plain rows (plainRowsWhereIn): two plain SELECTs side by side, for pages
+ * that only read them. As in loadPosts, a record without texts is left out.
+ */
+export async function loadPlainPosts<
+  E extends PostEntity<T>,
+  T extends PostTranslationColumns,
+  P extends keyof E & string,
+  Q extends keyof T & string,
+>(
+  manager: EntityManager,
+  table: PostTable<E, T>,
+  properties: readonly P[],
+  textProperties: readonly Q[],
+  ids: number[],
+): Promise<Map<number, Pick<E, P | 'id'> & { translations: Array<Pick<T, Q>> }>> {
+  type Row = Pick<E, P | 'id'> & { translations: Array<Pick<T, Q>> };
+  const [records, texts] = await Promise.all([
+    plainRowsWhereIn(manager, table.entity, ['id', ...properties] as P[], 'id', ids),
+    plainRowsWhereIn(
+      manager,
+      table.translation,
+      [table.ownerKey, ...textProperties],
+      table.ownerKey,
+      ids,
+    ),
+  ]);
+  const byId = new Map<number, Row>();
+  for (const record of records as Row[]) {
+    record.translations = [];
+    byId.set(record.id, record);
+  }
+  for (const text of texts) byId.get(Number(text[table.ownerKey]))?.translations.push(text);
+  for (const [id, record] of byId) if (record.translations.length === 0) byId.delete(id);
+  return byId;
 }
 
 /**

@@ -17,6 +17,17 @@ export interface TermMapOptions {
   withTranslations: boolean;
 }
 
+/** One collator for every comparison: `localeCompare` without locales sorts as it does, but sets one up per call. */
+const NAME_ORDER = new Intl.Collator();
+
+/** The order of the terms an event embeds: by name as `localeCompare` sorts, then by ID. */
+export function compareTermNames(
+  a: { name: string; id: number },
+  b: { name: string; id: number },
+): number {
+  return NAME_ORDER.compare(a.name, b.name) || a.id - b.id;
+}
+
 function texts(t: TermTranslation): TermTexts {
   return { name: t.name, description: t.description ?? '', slug: t.slug };
 }

@@ -411,6 +411,74 @@ describe('changes feed', () => {
     expect(fresh.records).toEqual(client.records);
   });
 
+  it('embeds renamed linked records whichever client polls first after the writes', async () => {
+    const venue = await post('/venues', { venue: 'Zaal' });
+    const tag = await post('/tags', { name: 'jazz' });
+    const created = await post('/events', event('Concert', { venue: venue.id, tags: [tag.id] }));
+    // Every kind (its page holds every change since), events only, and one change per page.
+    const clients = [
+      new FeedClient(t),
+      new FeedClient(t, undefined, { kinds: 'events' }),
+      new FeedClient(t, undefined, { per_page: 1 }),
+    ];
+    for (const client of clients) await client.sync();
+
+    const rounds: Array<[string, object, FeedClient]> = [
+      [`/venues/${venue.id}`, { venue: 'Grote zaal' }, clients[1]],
+      [`/tags/${tag.id}`, { name: 'blues' }, clients[2]],
+      [`/venues/${venue.id}`, { venue: 'Kleine zaal' }, clients[0]],
+    ];
+    for (const [path, change, first] of rounds) {
+      await post(path, change);
+      await post(`/events/${created.id}`, { title: `Concert ${path}` });
+      // The first poll after the writes brings the feed's linked records up to date.
+      for (const client of [first, ...clients.filter((c) => c !== first)]) {
+        await client.sync();
+        expect(client.records.get(`event:${created.id}`)).toEqual(
+          await read(`/events/${created.id}`),
+        );
+      }
+    }
+    expect(clients[1].records.get(`event:${created.id}`)).toMatchObject({
+      venue: { venue: 'Kleine zaal' },
+      tags: [{ name: 'blues' }],
+    });
+  });
+
+  it('answers the page after a write as read after it, though the page before started reading it ahead', async () => {
+    const [a, b] = [await post('/events', event('A')), await post('/events', event('B'))];
+    // Page 1 has more: the service reads page 2 ahead, before the write below.
+    const first = await feedPage(t, { per_page: 1 });
+    expect(first.changes.map((c) => c.id)).toEqual([a.id]);
+    await post(`/events/${a.id}`, { title: 'A!' });
+    const seen = [...first.changes];
+    for (let page = first; page.has_more;) {
+      page = await feedPage(t, { per_page: 1, since: page.next_cursor });
+      seen.push(...page.changes);
+    }
+    expect(seen).toEqual([
+      { ...upsert('event', a), record: expect.objectContaining({ id: a.id, title: 'A' }) },
+      upsert('event', await read(`/events/${b.id}`)),
+      upsert('event', await read(`/events/${a.id}`)),
+    ]);
+  });
+
+  it('reads pages ahead per caller: another caller with the same cursor gets its own answer', async () => {
+    await post('/events', event('Open'));
+    const draft = await post('/events', event('Draft'), 'contributor');
+    await post('/events', event('Open too'));
+    // The editor's page 1 has more: its page 2 (the draft) is read ahead for the editor.
+    const first = await feedPage(t, { per_page: 1 }, t.auth.editor);
+    expect(first.has_more).toBe(true);
+    const [anonymous, editor] = [
+      await feedPage(t, { per_page: 1, since: first.next_cursor }),
+      await feedPage(t, { per_page: 1, since: first.next_cursor }, t.auth.editor),
+    ];
+    // The draft was never the anonymous reader's to have: left out of its first sync.
+    expect(anonymous.changes).toEqual([]);
+    expect(editor.changes).toEqual([upsert('event', await read(`/events/${draft.id}`, 'editor'))]);
+  });
+
   it('keeps cursors valid on another instance of the same database', async () => {
     await post('/venues', { venue: 'Paradiso' });
     const { next_cursor: cursor } = await feedPage(t);

@@ -87,7 +87,11 @@ export function conditionalGet(req: Request, res: Response, next: NextFunction):
  * sent as they are, instead of once for the hash and again by `send`.
  */
 function jsonBytes(res: Response, body: string | Buffer): string | Buffer {
-  if (typeof body !== 'string' || res.getHeader('Content-Type') !== 'application/json') return body;
+  if (typeof body !== 'string' || !JSON_TYPES.has(String(res.getHeader('Content-Type'))))
+    return body;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   return Buffer.from(body, 'utf8');
 }
+
+/** What `res.json` sets: Express 5 adds the charset itself (Express 4 left it to `send`). */
+const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8']);
