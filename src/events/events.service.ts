@@ -8,14 +8,19 @@ import { CountCacheService } from '../common/cache/count-cache.service';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { withTag } from '../common/http/tagged-record';
-import { assertPrecondition, bodyTag } from '../common/http/write-precondition';
+import { assertPrecondition, writeAnswer } from '../common/http/write-precondition';
 import { assertPageExists, ListPage, pageWindow } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
 import { writeTransaction } from '../database/write-transaction';
 import { OrganizersService } from '../organizers/organizers.service';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
-import { adjustTermCounts, countedTermsOf, lockTermsForCount } from '../terms/term-counts';
+import {
+  adjustTermCounts,
+  countedTermsOf,
+  countedTermsOfNewEvent,
+  lockTermsForCount,
+} from '../terms/term-counts';
 import { TermLinksService } from '../terms/term-links.service';
 import { VenuesService } from '../venues/venues.service';
 import { assertCanCreate, assertCanEdit, assertCanSee, editContext } from '../posts/post-access';
@@ -240,7 +245,10 @@ export class EventsService {
       await adjustTermCounts(
         manager,
         [],
-        countedTermsOfNew(columns.status, links),
+        countedTermsOfNewEvent(columns.status, [
+          ...(links.categoryIds ?? []),
+          ...(links.tagIds ?? []),
+        ]),
         taxonomiesOf(links),
       );
       if (recurrence) {
@@ -482,31 +490,14 @@ export class EventsService {
     return record;
   }
 
-  /**
-   * A write's answer and its ETag, from one read at the end of its
-   * transaction: the tag hashes the record as a GET would show it, and the
-   * answer is that record without its JSON-LD (a write answers the plain
-   * record). Not read again after COMMIT: four statements fewer, and the
-   * body always matches its tag, even when another write commits right after.
-   */
+  /** A write's answer and ETag, from one read at the end of its transaction (writeAnswer). */
   private async written(
     manager: EntityManager,
     id: number,
     ctx: RequestContext,
   ): Promise<{ answer: EventRecord; etag: string }> {
-    const record = await this.readRecord(manager, id, ctx);
-    const { json_ld: _jsonLd, ...answer } = record;
-    return { answer, etag: bodyTag(record) };
+    return writeAnswer(await this.readRecord(manager, id, ctx));
   }
-}
-
-/**
- * The terms a new event counts in (what countedTermsOf would read back right
- * after its links are written): its categories and tags, when it is published.
- */
-function countedTermsOfNew(status: unknown, links: LinkChanges): number[] {
-  if (status !== 'publish') return [];
-  return [...new Set([...(links.categoryIds ?? []), ...(links.tagIds ?? [])])];
 }
 
 /** The taxonomy of each term a write links, as its links name them. */

@@ -5,7 +5,7 @@ import { AccessPolicy } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { withTag } from '../common/http/tagged-record';
-import { assertPrecondition, bodyTag } from '../common/http/write-precondition';
+import { assertPrecondition, bodyTag, writeAnswer } from '../common/http/write-precondition';
 import { keptOrLoaded } from '../database/kept-rows';
 import { lockRow } from '../database/row-lock';
 import { ListPage } from '../common/pagination/list-page';
@@ -235,22 +235,13 @@ export abstract class ContentService<
     return this.kind.map(item, this.mapOptions(ctx, { withJsonLd: true }));
   }
 
-  /**
-   * A write's answer and its ETag, from one read at the end of its
-   * transaction: the tag hashes the record as a GET shows it (with JSON-LD),
-   * the answer is the plain record. Not read again after COMMIT: the body
-   * always matches its tag, even when another write commits right after.
-   */
+  /** A write's answer and ETag, from one read at the end of its transaction (writeAnswer). */
   private async written(
     manager: EntityManager,
     id: number,
     ctx: RequestContext,
   ): Promise<{ answer: R; etag: string }> {
-    const item = await findPostOrFail(manager, this.kind, { id }, ctx.language);
-    return {
-      answer: this.kind.map(item, this.mapOptions(ctx, {})),
-      etag: bodyTag(this.kind.map(item, this.mapOptions(ctx, { withJsonLd: true }))),
-    };
+    return writeAnswer((await this.readRecord(manager, id, ctx)) as R & { json_ld?: unknown });
   }
 
   private mapOptions(

@@ -5,6 +5,9 @@ import { EventTerm } from '../events/entities/event-term.entity';
 import { Event } from '../events/entities/event.entity';
 import { Term } from './entities/term.entity';
 
+/** The status whose events a term's `published_count` counts. */
+const COUNTED_STATUS = 'publish';
+
 /** Recomputes every term's `published_count` (migration, seed, tests that write rows directly). */
 export const RECOUNT_TERMS_SQL = `UPDATE terms SET published_count = (
   SELECT COUNT(*) FROM event_terms et INNER JOIN events e ON e.id = et.event_id
@@ -30,6 +33,14 @@ export async function countedTermsOf(manager: EntityManager, eventId: number): P
   return countedTermsOfEvents(manager, [eventId]);
 }
 
+/**
+ * What countedTermsOf reads back for an event just created with these linked
+ * terms and this status, known without a read.
+ */
+export function countedTermsOfNewEvent(status: unknown, termIds: number[]): number[] {
+  return status === COUNTED_STATUS ? [...new Set(termIds)] : [];
+}
+
 /** What countedTermsOf gives, for many events: one entry per published event and term. */
 export async function countedTermsOfEvents(
   manager: EntityManager,
@@ -43,7 +54,7 @@ export async function countedTermsOfEvents(
       .innerJoin(Event, 'e', 'e.id = et.eventId')
       .select('et.termId', 'termId')
       .where('et.eventId IN (:...ids)', { ids: eventIds.slice(i, i + 500) })
-      .andWhere('e.status = :published', { published: 'publish' })
+      .andWhere('e.status = :published', { published: COUNTED_STATUS })
       .getRawMany();
     terms.push(...rows.map((row) => Number(row.termId)));
   }

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { Test } from 'supertest';
+import { EntityManager } from 'typeorm';
 import { WebhookRetention } from '../../src/webhooks/webhook-retention.service';
 import { API, errorBody } from './helpers/test-app';
 import { WebhookSender } from '../../src/webhooks/webhook-sender.service';
@@ -571,6 +572,44 @@ describe('webhooks', () => {
         [leasedElsewhere, 'elsewhere:1:cafe', 'pending'],
         [free, null, 'delivered'],
       ]);
+    });
+
+    it('leaves a delivery to the poll when taking it at commit fails (database away for a moment)', async () => {
+      const sender = ctx.t.app.get(WebhookSender) as unknown as {
+        take(rows: unknown[]): Promise<void>;
+      };
+      const original = sender.take.bind(sender);
+      // The take's own statements fail; everything before and after it works.
+      const take = jest.spyOn(sender, 'take').mockImplementationOnce(async (rows) => {
+        const failing = jest
+          .spyOn(EntityManager.prototype, 'createQueryBuilder')
+          .mockImplementation(() => {
+            throw new Error('connection lost');
+          });
+        try {
+          await original(rows);
+        } finally {
+          failing.mockRestore();
+        }
+      });
+      try {
+        const { id } = await register('/retaken', { events: ['tag.created'] });
+        await ctx.t
+          .http()
+          .post(`${API}/tags`)
+          .set(ctx.admin())
+          .send({ name: 'Herfst' })
+          .expect(201);
+        await ctx.receiver.waitFor('/retaken', 1);
+        expect(take).toHaveBeenCalledTimes(1);
+        const [entry] = await eventually(
+          () => log(id),
+          (l) => l[0]?.status === 'delivered',
+        );
+        expect(entry).toEqual(expect.objectContaining({ type: 'tag.created', attempts: 1 }));
+      } finally {
+        take.mockRestore();
+      }
     });
 
     it('a slow receiver does not hold up other endpoints', async () => {

@@ -54,3 +54,15 @@ export async function assertPrecondition(
 export function bodyTag(body: unknown): string {
   return entityTag(JSON.stringify(body));
 }
+
+/**
+ * A write's answer and its ETag from the record a GET would show right after
+ * it (read at the end of the write's transaction): the tag hashes that record,
+ * the answer is the same record without its JSON-LD, which only a GET shows.
+ */
+export function writeAnswer<R extends { json_ld?: unknown }>(
+  record: R,
+): { answer: R; etag: string } {
+  const { json_ld: _jsonLd, ...answer } = record;
+  return { answer: answer as R, etag: bodyTag(record) };
+}
