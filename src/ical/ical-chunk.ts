@@ -1,4 +1,4 @@
-import { headedLine } from './ical-text';
+import { headedLine, LINE_OCTETS } from './ical-text';
 
 /** Where a VEVENT's lines go: a string (single events, series) or a feed batch's Buffer. */
 export interface LineSink {
@@ -21,8 +21,6 @@ export class LineText implements LineSink {
   }
 }
 
-/** Octets per physical line, the CRLF not counted (RFC 5545 §3.1). */
-const LINE_OCTETS = 75;
 const CR = 0x0d;
 const LF = 0x0a;
 

@@ -14,7 +14,7 @@ export const CRLF = '\r\n';
 export const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 
 /** Octets per physical line, the CRLF not counted (RFC 5545 §3.1). */
-const LINE_OCTETS = 75;
+export const LINE_OCTETS = 75;
 
 /** A parameter of a content line, e.g. `TZID` or `VALUE`. */
 export type Params = Record<string, string>;

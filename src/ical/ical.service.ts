@@ -162,20 +162,17 @@ export class IcalService {
     yield await this.zonesOf(prepared);
     const lean = this.leanContext(prepared, ctx);
     const seen: SeriesSeen = new Map();
-    let next: Promise<ReadBatch> | undefined = this.readBatch(prepared, lean, seen, undefined);
-    try {
-      while (next) {
-        const read: ReadBatch = await next;
-        // The next batch is read while this one is written: the database works beside the writer.
-        next = read.after ? this.readBatch(prepared, lean, seen, read.after) : undefined;
-        // Let the read go out first (its query is sent from a callback, after this code would run).
-        if (next) await nextTurn();
-        const bytes = this.writeBatch(read, lean);
-        if (bytes) yield bytes;
-      }
-    } finally {
-      // A consumer that stopped early (the client left) leaves a batch in flight: let it settle.
-      next?.catch(() => undefined);
+    let next: Promise<ReadBatch> | undefined = handled(
+      this.readBatch(prepared, lean, seen, undefined),
+    );
+    while (next) {
+      const read: ReadBatch = await next;
+      // The next batch is read while this one is written: the database works beside the writer.
+      next = read.after ? handled(this.readBatch(prepared, lean, seen, read.after)) : undefined;
+      // Let the read go out first (its query is sent from a callback, after this code would run).
+      if (next) await nextTurn();
+      const bytes = this.writeBatch(read, lean);
+      if (bytes) yield bytes;
     }
     yield 'END:VCALENDAR\r\n';
   }
@@ -558,4 +555,14 @@ function assertWindow({ window }: EventListFilters): void {
   ) {
     throw ApiError.invalid('end_date', 'feedWindow');
   }
+}
+
+/**
+ * A batch read in flight while the generator waits for its consumer (a slow
+ * socket, or a client that left): marked handled, so a database error then is
+ * not an unhandled rejection that ends the process; awaiting it still throws.
+ */
+function handled<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
 }
