@@ -52,14 +52,18 @@ export class ChangesRetention implements OnApplicationBootstrap, BeforeApplicati
    * write: no feed answer remembered before it may be confirmed with a 304.
    */
   async purgeExpired(now = nowEpoch()): Promise<number> {
-    const purged = await this.purgeBatches(now);
-    if (purged > 0) await this.versions.bump();
-    return purged;
+    const progress = { purged: 0 };
+    try {
+      await this.purgeBatches(now, progress);
+    } finally {
+      // Also when a later batch failed: the batches before it are gone.
+      if (progress.purged > 0) await this.versions.bump();
+    }
+    return progress.purged;
   }
 
-  private async purgeBatches(now: number): Promise<number> {
+  private async purgeBatches(now: number, progress: { purged: number }): Promise<void> {
     const cutoff = now - this.config.syncRetentionDays * 86_400;
-    let purged = 0;
     for (;;) {
       const rows = (await this.dataSource.query(
         'SELECT seq, changed_at FROM changes WHERE deleted = 1 ORDER BY seq LIMIT ?',
@@ -67,7 +71,7 @@ export class ChangesRetention implements OnApplicationBootstrap, BeforeApplicati
       )) as Array<{ seq: number | string; changed_at: number | string }>;
       const young = rows.findIndex((row) => Number(row.changed_at) >= cutoff);
       const expired = (young === -1 ? rows : rows.slice(0, young)).map((row) => Number(row.seq));
-      if (expired.length === 0) return purged;
+      if (expired.length === 0) return;
       const top = expired[expired.length - 1];
       await writeTransaction(this.dataSource, async (manager) => {
         await manager.query(
@@ -79,8 +83,8 @@ export class ChangesRetention implements OnApplicationBootstrap, BeforeApplicati
           expired,
         );
       });
-      purged += expired.length;
-      if (young !== -1 || rows.length < BATCH) return purged;
+      progress.purged += expired.length;
+      if (young !== -1 || rows.length < BATCH) return;
     }
   }
 }

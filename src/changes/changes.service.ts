@@ -263,7 +263,7 @@ export class ChangesService {
   }
 
   /**
-   * The venues, organizers and terms changed in (after, upTo], one
+   * The venues, organizers and terms changed since `after` (also those changed again past `upTo`), one
    * `(kind, seq)` index range per kind; undefined when there are more than
    * LINKED_CHANGES_MAX of a kind, or when this connection (a replica) has not
    * yet seen `upTo`. Read only after the head moved, so a poll that finds
@@ -279,13 +279,15 @@ export class ChangesService {
       'SELECT NULL AS kind, seq AS record_id FROM change_state WHERE id = 1',
       ...kinds.map(
         (_, i) =>
-          `SELECT * FROM (SELECT kind, record_id FROM changes WHERE kind = ? AND seq > ? AND seq <= ? ` +
+          // No upper bound: a record changed again after `upTo` has moved its one row past
+          // it, and must still be dropped (a few later ones dropped too cost a read only).
+          `SELECT * FROM (SELECT kind, record_id FROM changes WHERE kind = ? AND seq > ? ` +
           `ORDER BY seq LIMIT ${LINKED_CHANGES_MAX + 1}) l${i}`,
       ),
     ].join(' UNION ALL ');
     const rows = await this.query(
       sql,
-      kinds.flatMap((kind) => [kind, after, upTo]),
+      kinds.flatMap((kind) => [kind, after]),
     );
     const [state, ...changed] = [
       rows.find((row) => row.kind === null),

@@ -15,17 +15,22 @@ export class FeedReadAhead<P> {
   ) {}
 
   /**
-   * Starts reading the page of `key` unless it is already under way. A failed
+   * Starts reading the page of `key` unless it is already under way, or
+   * `maxPages` younger than `maxAgeMs` are held already. A failed
    * read is dropped when taken: the request then reads the page itself.
    */
   start(key: string, version: number, read: () => Promise<P>): void {
     if (this.pages.has(key)) return;
-    if (this.pages.size >= this.maxPages)
-      this.pages.delete(this.pages.keys().next().value as string);
+    const now = Date.now();
+    for (const [other, entry] of this.pages)
+      if (now - entry.since > this.maxAgeMs) this.pages.delete(other);
+    // Full: read nothing more ahead. Evicting a page would leave its read running and make
+    // its client read it again: with many clients syncing, every page would be read twice.
+    if (this.pages.size >= this.maxPages) return;
     const page = read();
     // Rejections are the taker's to see (and then to read again); none may go unhandled.
     page.catch(() => undefined);
-    this.pages.set(key, { version, since: Date.now(), page });
+    this.pages.set(key, { version, since: now, page });
   }
 
   /** The page read ahead for `key` at `version`, now; undefined when there is none, it failed, is older or stale. */

@@ -33,12 +33,22 @@ describe('FeedReadAhead', () => {
     await expect(ahead.take('a', 1)).resolves.toBeUndefined();
   });
 
-  it('keeps a bounded number of pages, for a bounded time', async () => {
+  it('keeps a bounded number of pages, for a bounded time, and reads nothing more ahead when full', async () => {
     const ahead = new FeedReadAhead<string>(2, 1_000);
-    for (const key of ['a', 'b', 'c']) ahead.start(key, 1, async () => key);
-    await expect(ahead.take('a', 1)).resolves.toBeUndefined();
-    await expect(ahead.take('c', 1)).resolves.toBe('c');
+    const read = jest.fn(async (key: string) => key);
+    for (const key of ['a', 'b', 'c']) ahead.start(key, 1, () => read(key));
+    expect(read.mock.calls).toEqual([['a'], ['b']]);
+    await expect(ahead.take('c', 1)).resolves.toBeUndefined();
+    await expect(ahead.take('a', 1)).resolves.toBe('a');
     jest.useFakeTimers({ now: Date.now() + 1_001 });
     await expect(ahead.take('b', 1)).resolves.toBeUndefined();
+  });
+
+  it('makes room by dropping pages older than their age', async () => {
+    const ahead = new FeedReadAhead<string>(1, 1_000);
+    ahead.start('a', 1, async () => 'a');
+    jest.useFakeTimers({ now: Date.now() + 1_001 });
+    ahead.start('b', 1, async () => 'b');
+    await expect(ahead.take('b', 1)).resolves.toBe('b');
   });
 });
