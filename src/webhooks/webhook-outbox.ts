@@ -25,6 +25,16 @@ export interface Subscriber {
 const ROWS_PER_INSERT = 500;
 const BYTES_PER_INSERT = 4 * 1024 * 1024;
 
+/** A message as stored: its `webhook-id`, type and body. */
+interface StoredMessage {
+  messageId: string;
+  type: string;
+  body: string;
+}
+
+/** Deliveries of one write handed to this process's sender at commit; more are left to its claims. */
+const HAND_OVER_MAX = 64;
+
 /** A `webhook-id`: unique per message, the same on every attempt. */
 export function newMessageId(): string {
   return `msg_${randomBytes(16).toString('base64url')}`;
@@ -78,6 +88,7 @@ export class WebhookOutbox {
       body: JSON.stringify({ type, timestamp, data }),
     }));
     if (rows.length === 1) return [await this.storeOne(manager, rows[0], to, forced, now)];
+    let deliveries = 0;
     for (const chunk of chunks(rows)) {
       await manager.query(
         `INSERT INTO webhook_messages (message_id, type, body, created_ms) VALUES ${chunk
@@ -97,10 +108,50 @@ export class WebhookOutbox {
               .join(', ')})`,
           [endpoint.id, forced ? 1 : 0, now, now, ...mine.map((row) => row.messageId)],
         );
+        deliveries += mine.length;
       }
     }
-    if (rows.length > 0 && to.length > 0) this.sender.wakeAfterCommit(manager);
+    if (deliveries > 0) await this.handOver(manager, rows, to, forced, deliveries);
     return rows.map((row) => row.messageId);
+  }
+
+  /**
+   * The deliveries of a write with several messages (an event create also
+   * moves its terms' counts): when this process sends and they are few, one
+   * more read in the transaction finds their IDs (multi-row INSERTs do not
+   * give them), so the sender takes them at commit with an UPDATE each
+   * instead of a claim transaction that finds and reads them again (five
+   * statements or more). Otherwise the sender looks for them after COMMIT.
+   */
+  private async handOver(
+    manager: EntityManager,
+    rows: StoredMessage[],
+    to: Subscriber[],
+    forced: boolean,
+    deliveries: number,
+  ): Promise<void> {
+    if (!this.sender.sends || deliveries > HAND_OVER_MAX)
+      return this.sender.wakeAfterCommit(manager);
+    const stored: Array<{ id: number | string; endpoint_id: number | string; message_id: string }> =
+      await manager.query(
+        'SELECT d.id, d.endpoint_id, m.message_id FROM webhook_deliveries d ' +
+          'JOIN webhook_messages m ON m.id = d.message_id ' +
+          `WHERE m.message_id IN (${rows.map(() => '?').join(', ')})`,
+        rows.map((row) => row.messageId),
+      );
+    const messages = new Map(rows.map((row) => [row.messageId, row]));
+    const endpoints = new Map(to.map((endpoint) => [endpoint.id, endpoint]));
+    this.sender.takeAfterCommit(
+      manager,
+      stored.map((delivery) =>
+        handed(
+          Number(delivery.id),
+          endpoints.get(Number(delivery.endpoint_id)) as Subscriber,
+          messages.get(delivery.message_id) as StoredMessage,
+          forced,
+        ),
+      ),
+    );
   }
 
   /**
@@ -111,7 +162,7 @@ export class WebhookOutbox {
    */
   private async storeOne(
     manager: EntityManager,
-    row: { messageId: string; type: string; body: string },
+    row: StoredMessage,
     to: Subscriber[],
     forced: boolean,
     now: number,
@@ -133,17 +184,7 @@ export class WebhookOutbox {
           [endpoint.id, messageRowId, forced ? 1 : 0, now, now],
         ),
       );
-      deliveries.push({
-        id,
-        attempts: 0,
-        forced,
-        endpoint_id: endpoint.id,
-        message_id: row.messageId,
-        body: row.body,
-        url: endpoint.url,
-        secret: endpoint.secret,
-        consecutive_failures: endpoint.consecutiveFailures,
-      });
+      deliveries.push(handed(id, endpoint, row, forced));
     }
     if (deliveries.length > 0) this.sender.takeAfterCommit(manager, deliveries);
     return row.messageId;
@@ -189,6 +230,26 @@ function insertedId(result: unknown): number {
       ? (result as { insertId: number | string }).insertId
       : (result as number | bigint),
   );
+}
+
+/** A delivery this transaction wrote, as the sender takes it after COMMIT. */
+function handed(
+  id: number,
+  endpoint: Subscriber,
+  message: StoredMessage,
+  forced: boolean,
+): ClaimedRow {
+  return {
+    id,
+    attempts: 0,
+    forced,
+    endpoint_id: endpoint.id,
+    message_id: message.messageId,
+    body: message.body,
+    url: endpoint.url,
+    secret: endpoint.secret,
+    consecutive_failures: endpoint.consecutiveFailures,
+  };
 }
 
 /** Rows in groups small enough for one statement. */

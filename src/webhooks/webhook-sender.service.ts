@@ -92,6 +92,8 @@ export class WebhookSender
     Outcome & { resolve: () => void; reject: (error: unknown) => void }
   > = [];
   private flushing: Promise<void> | undefined;
+  /** The end of the last lease this process granted (leaseUntil). */
+  private lastLeaseUntil = 0;
   private running = false;
   private again = false;
   /**
@@ -134,6 +136,11 @@ export class WebhookSender
       }
     }
     await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Whether this process sends now (WEBHOOKS_WORKER, and not shutting down). */
+  get sends(): boolean {
+    return !this.stopped;
   }
 
   /** Called inside a transaction that stored messages: look for their deliveries after COMMIT. */
@@ -264,7 +271,7 @@ export class WebhookSender
         const marks = ids.map(() => '?').join(', ');
         await manager.query(
           `UPDATE webhook_deliveries SET lease_until_ms = ?, lease_owner = ? WHERE id IN (${marks})`,
-          [now + this.leaseMs(ahead + ids.length) + LEASE_MARGIN_MS, this.owner, ...ids],
+          [this.leaseUntil(now, ahead + ids.length), this.owner, ...ids],
         );
         const rows: ClaimedRow[] = await manager.query(
           'SELECT d.id, d.attempts, d.forced, d.endpoint_id, m.message_id, m.body, e.url, e.secret, ' +
@@ -291,7 +298,7 @@ export class WebhookSender
 
   /**
    * Deliveries this process has just committed go straight into its queues:
-   * an UPDATE leases each one nobody has leased meanwhile (a poll, here or on
+   * one UPDATE leases those nobody has leased meanwhile (a poll, here or on
    * another instance, may have been quicker), instead of a claim transaction
    * that finds and reads them again. When the queues are full, or the UPDATE
    * fails, they are left to the poll, like any other instance's deliveries.
@@ -310,22 +317,27 @@ export class WebhookSender
     if (this.inFlight.size + deliveries.length > MAX_CLAIMED) return this.wake();
 
     const now = Date.now();
-    const leaseUntil = now + this.leaseMs(ahead + deliveries.length) + LEASE_MARGIN_MS;
-    // One UPDATE per delivery (one per endpoint the message goes to): its count of rows
-    // tells whether this sender holds it, or another sender's poll (or this one's) does.
+    const leaseUntil = this.leaseUntil(now, ahead + deliveries.length);
+    // One UPDATE for all: its count of rows tells whether this sender holds every one. When
+    // another sender's poll (or this one's) was quicker for some, the rows this lease holds are
+    // read back: no other lease of this process ends at the same instant (leaseUntil).
     const lease = async (manager: EntityManager) => {
-      const taken: ClaimedRow[] = [];
-      for (const row of deliveries) {
-        const leased = await manager
-          .createQueryBuilder()
-          .update(WebhookDelivery)
-          .set({ leaseUntilMs: leaseUntil, leaseOwner: this.owner })
-          .where("id = :id AND status = 'pending'", { id: row.id })
-          .andWhere('(lease_until_ms IS NULL OR lease_until_ms < :now)', { now })
-          .execute();
-        if (leased.affected) taken.push(row);
-      }
-      return taken;
+      const ids = deliveries.map((row) => row.id);
+      const leased = await manager
+        .createQueryBuilder()
+        .update(WebhookDelivery)
+        .set({ leaseUntilMs: leaseUntil, leaseOwner: this.owner })
+        .where("id IN (:...ids) AND status = 'pending'", { ids })
+        .andWhere('(lease_until_ms IS NULL OR lease_until_ms < :now)', { now })
+        .execute();
+      if (leased.affected === ids.length) return deliveries;
+      const mine: Array<{ id: number | string }> = await manager.query(
+        `SELECT id FROM webhook_deliveries WHERE id IN (${ids.map(() => '?').join(', ')}) ` +
+          'AND lease_owner = ? AND lease_until_ms = ?',
+        [...ids, this.owner, leaseUntil],
+      );
+      const held = new Set(mine.map((row) => Number(row.id)));
+      return deliveries.filter((row) => held.has(row.id));
     };
     try {
       // SQLite's single connection must wait for its turn in the write queue.
@@ -338,6 +350,19 @@ export class WebhookSender
       this.logger.error(`taking webhook deliveries failed: ${(error as Error).message}`);
       this.wake();
     }
+  }
+
+  /**
+   * When a lease granted now for `queued` attempts ends: after their time
+   * plus a margin, and later than every lease this process granted before, so
+   * that (owner, lease_until_ms) names one lease (see take).
+   */
+  private leaseUntil(now: number, queued: number): number {
+    this.lastLeaseUntil = Math.max(
+      now + this.leaseMs(queued) + LEASE_MARGIN_MS,
+      this.lastLeaseUntil + 1,
+    );
+    return this.lastLeaseUntil;
   }
 
   /** Time for `queued` attempts to one endpoint, MAX_POSTS_PER_ENDPOINT at a time. */

@@ -491,7 +491,8 @@ describe('webhooks', () => {
       ]);
     });
 
-    it("takes a write's deliveries at its commit, without a claim that looks them up", async () => {
+    /** Delivery IDs the sender's claims (its poll's look-ups) found while `write` ran. */
+    async function claimedDuring(write: () => Promise<void>): Promise<number[]> {
       const sender = ctx.t.app.get(WebhookSender) as unknown as {
         claim(...args: unknown[]): Promise<Array<{ id: number }>>;
       };
@@ -503,18 +504,54 @@ describe('webhooks', () => {
         return rows;
       });
       try {
-        const { id } = await register('/handed', { events: ['tag.created'] });
-        await ctx.t.http().post(`${API}/tags`).set(ctx.admin()).send({ name: 'Zomer' }).expect(201);
-        await ctx.receiver.waitFor('/handed', 1);
-        const [entry] = await eventually(
-          () => log(id),
-          (l) => l[0]?.status === 'delivered',
-        );
-        expect(entry).toEqual(expect.objectContaining({ type: 'tag.created', attempts: 1 }));
-        expect(claimed).not.toContain(entry.id);
+        await write();
+        return claimed;
       } finally {
         claim.mockRestore();
       }
+    }
+
+    it("takes a write's deliveries at its commit, without a claim that looks them up", async () => {
+      const { id } = await register('/handed', { events: ['tag.created'] });
+      const claimed = await claimedDuring(async () => {
+        await ctx.t.http().post(`${API}/tags`).set(ctx.admin()).send({ name: 'Zomer' }).expect(201);
+        await ctx.receiver.waitFor('/handed', 1);
+      });
+      const [entry] = await eventually(
+        () => log(id),
+        (l) => l[0]?.status === 'delivered',
+      );
+      expect(entry).toEqual(expect.objectContaining({ type: 'tag.created', attempts: 1 }));
+      expect(claimed).not.toContain(entry.id);
+    });
+
+    it('takes the deliveries of a write with several messages at its commit too', async () => {
+      const { id } = await register('/handed-many', {
+        events: ['event.created', 'category.created'],
+      });
+      const claimed = await claimedDuring(async () => {
+        await ctx.t
+          .http()
+          .post(`${API}/events`)
+          .set(ctx.admin())
+          .send({
+            title: 'Handed over',
+            start_date: '2030-03-01 20:00:00',
+            end_date: '2030-03-01 22:00:00',
+            categories: ['Handed genre'],
+          })
+          .expect(201);
+        await ctx.receiver.waitFor('/handed-many', 2);
+      });
+      const entries = await eventually(
+        () => log(id),
+        (l) => l.length === 2 && l.every((entry) => entry.status === 'delivered'),
+      );
+      expect(entries.map((entry) => entry.type).sort()).toEqual([
+        'category.created',
+        'event.created',
+      ]);
+      for (const entry of entries) expect(claimed).not.toContain(entry.id);
     });
 
     it('does not send a delivery that another sender leased between its commit and the take', async () => {
