@@ -313,6 +313,40 @@ export async function insertRows<E extends ObjectLiteral>(
   rows: ReadonlyArray<Partial<E>>,
 ): Promise<void> {
   if (rows.length === 0) return;
+  await manager.query(...insertStatement(manager, target, properties, rows));
+}
+
+/**
+ * Inserts one row of the properties `values` sets (those left undefined take
+ * their column defaults) and returns its generated ID: one statement, where
+ * TypeORM's save() reads the new row's defaults back in a second one.
+ */
+export async function insertRow<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  values: Partial<E>,
+): Promise<number> {
+  const properties = (Object.keys(values) as Array<keyof E & string>).filter(
+    (property) => values[property] !== undefined,
+  );
+  return insertedId(await manager.query(...insertStatement(manager, target, properties, [values])));
+}
+
+/** The ID of the row a single-row INSERT made: mysql2's OK packet, or better-sqlite3's rowid. */
+export function insertedId(result: unknown): number {
+  return Number(
+    typeof result === 'object' && result !== null && 'insertId' in result
+      ? (result as { insertId: number | string }).insertId
+      : (result as number | bigint),
+  );
+}
+
+function insertStatement<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  properties: ReadonlyArray<keyof E & string>,
+  rows: ReadonlyArray<Partial<E>>,
+): [string, unknown[]] {
   const shape = shapeOf(manager, target);
   const { driver } = manager.connection;
   const columns = properties.map((property) => columnOf(shape, property));
@@ -331,5 +365,5 @@ export async function insertRows<E extends ObjectLiteral>(
       return value ?? null;
     }),
   );
-  await manager.query(sql, params);
+  return [sql, params];
 }

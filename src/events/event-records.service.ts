@@ -114,10 +114,14 @@ export class EventRecordsService {
    * their translations, their link rows, and the rows of the terms, venues
    * and organizers they link to, in the same few queries whatever their number.
    */
-  async loadRows(manager: EntityManager, ids: number[]): Promise<EventRows> {
+  async loadRows(
+    manager: EntityManager,
+    ids: number[],
+    knownLinks?: EventLinkRows,
+  ): Promise<EventRows> {
     const [events, links] = await Promise.all([
       loadEvents(manager, ids),
-      this.linkRows(ids, manager),
+      knownLinks ?? this.linkRows(ids, manager),
     ]);
     const [terms, organizers, venues] = await Promise.all([
       loadTerms(manager, [...new Set(links.termLinks.map((link) => link.termId))]),

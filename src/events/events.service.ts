@@ -12,6 +12,7 @@ import { assertPrecondition, writeAnswer } from '../common/http/write-preconditi
 import { assertPageExists, ListPage, pageWindow } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
+import { insertRow } from '../database/entity-rows';
 import { writeTransaction } from '../database/write-transaction';
 import { OrganizersService } from '../organizers/organizers.service';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
@@ -30,6 +31,7 @@ import { CreateEventDto } from './dto/create-event.dto';
 import { ListEventsQueryDto } from './dto/list-events.query.dto';
 import { UpdateEventDto } from './dto/update-event.dto';
 import { Event } from './entities/event.entity';
+import { EventTranslation } from './entities/event-translation.entity';
 import {
   EventListFilters,
   eventListQuery,
@@ -37,6 +39,7 @@ import {
   resolveListFilters,
 } from './event-list-query';
 import {
+  EventLinkRows,
   EventRecordsService,
   EventRows,
   LinkedRecordCache,
@@ -235,11 +238,14 @@ export class EventsService {
       const links = await this.resolveLinks(manager, input, ctx);
       await lockTermsForCount(manager, [...(links.categoryIds ?? []), ...(links.tagIds ?? [])]);
       const parentId = await this.resolveParent(manager, input.post_parent, undefined);
-      const event = await manager.save(
-        Event,
-        manager.create(Event, { ...columns, venueId: links.venueId ?? null, parentId }),
-      );
-      event.translations = [];
+      const event = {
+        id: await insertRow(manager, Event, {
+          ...columns,
+          venueId: links.venueId ?? null,
+          parentId,
+        }),
+        translations: [] as EventTranslation[],
+      };
       await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await writeEventLinks(manager, event.id, links, true);
       await adjustTermCounts(
@@ -256,7 +262,7 @@ export class EventsService {
         await this.recurrence.afterSeriesWrite(manager, event.id, false);
       }
       recordChanges(manager, [{ kind: 'event', id: event.id, action: 'created' }]);
-      return this.written(manager, event.id, ctx);
+      return this.written(manager, event.id, ctx, linkRowsOfNewEvent(event.id, links));
     });
     return withTag(answer, etag);
   }
@@ -478,8 +484,9 @@ export class EventsService {
     manager: EntityManager,
     id: number,
     ctx: RequestContext,
+    links?: EventLinkRows,
   ): Promise<EventRecord> {
-    const rows = await this.records.loadRows(manager, [id]);
+    const rows = await this.records.loadRows(manager, [id], links);
     if (!rows.events.get(id)?.translations.length) throw new ApiError(EVENTS.notFound);
     // Its change messages render the webhook record from these rows while nothing is written since.
     WRITTEN_EVENT_ROWS.keep(manager, rows);
@@ -491,13 +498,24 @@ export class EventsService {
   }
 
   /** A write's answer and ETag, from one read at the end of its transaction (writeAnswer). */
+  /** `links`: the event's link rows when the write knows them all (it created them). */
   private async written(
     manager: EntityManager,
     id: number,
     ctx: RequestContext,
+    links?: EventLinkRows,
   ): Promise<{ answer: EventRecord; etag: string }> {
-    return writeAnswer(await this.readRecord(manager, id, ctx));
+    return writeAnswer(await this.readRecord(manager, id, ctx, links));
   }
+}
+
+/** The link rows a new event's write made (writeEventLinks): its terms once each, its organizers in order. */
+function linkRowsOfNewEvent(eventId: number, links: LinkChanges): EventLinkRows {
+  const termIds = new Set([...(links.categoryIds ?? []), ...(links.tagIds ?? [])]);
+  return {
+    termLinks: [...termIds].map((termId) => ({ eventId, termId })),
+    organizerLinks: (links.organizerIds ?? []).map((organizerId) => ({ eventId, organizerId })),
+  };
 }
 
 /** The taxonomy of each term a write links, as its links name them. */

@@ -164,7 +164,7 @@ export async function findPostOrFail<E extends PostEntity<T>, T extends PostTran
 export async function writePostTexts<E extends PostEntity<T>, T extends PostTranslationColumns>(
   manager: EntityManager,
   table: PostTable<E, T>,
-  item: E,
+  item: Pick<E, 'id' | 'translations'>,
   texts: PostTexts,
   language: Language,
 ): Promise<void> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EntityManager } from 'typeorm';
+import { insertedId } from '../database/entity-rows';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookMessage } from './entities/webhook-message.entity';
 import { subscribes } from './message-types';
@@ -221,15 +222,6 @@ async function readEndpoints(manager: EntityManager, lock: boolean): Promise<Sub
     secret: row.secret,
     consecutiveFailures: Number(row.consecutive_failures),
   }));
-}
-
-/** The ID of the row a single-row INSERT made: mysql2's OK packet, or better-sqlite3's rowid. */
-function insertedId(result: unknown): number {
-  return Number(
-    typeof result === 'object' && result !== null && 'insertId' in result
-      ? (result as { insertId: number | string }).insertId
-      : (result as number | bigint),
-  );
 }
 
 /** A delivery this transaction wrote, as the sender takes it after COMMIT. */
