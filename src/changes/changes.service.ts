@@ -11,9 +11,9 @@ import { EventRecordsService, LinkedRecordCache } from '../events/event-records.
 import { EventsService } from '../events/events.service';
 import { CursorCodec } from './change-cursor';
 import { FeedReadAhead } from './feed-read-ahead';
-import { CHANGE_COLLECTIONS, ChangeKind, kindOfCollection } from './change-kinds';
+import { CHANGE_COLLECTIONS, ChangeCollection, ChangeKind, kindOfCollection } from './change-kinds';
 import type { ChangeEntryDto, ChangesPageDto } from './dto/changes-page.dto';
-import { ChangesQueryDto } from './dto/changes-query.dto';
+import { CHANGES_DEFAULT_PER_PAGE, ChangesQueryDto } from './dto/changes-query.dto';
 
 interface ChangeRow {
   kind: ChangeKind;
@@ -98,10 +98,7 @@ export class ChangesService {
     const codec = await this.cursorCodec();
     const from = query.since === undefined ? undefined : codec.decode(query.since);
     if (query.since !== undefined && !from) throw ApiError.invalid('since', 'notOurCursor');
-    const perPage = query.per_page ?? 100;
-    const kinds = [...new Set(query.kinds?.length ? query.kinds : CHANGE_COLLECTIONS)].map(
-      kindOfCollection,
-    );
+    const { kinds, perPage } = feedRequest(query);
     const position = from?.seq ?? 0;
     const read = await this.readChanges(position, kinds, perPage + 1);
     // Tombstones after the cursor were purged: it could miss a deletion.
@@ -336,16 +333,18 @@ export class ChangesService {
 
 /** Everything an answer depends on besides the data: the cursor, the parameters and the caller. */
 function readAheadKey(query: ChangesQueryDto, ctx: RequestContext): string {
-  const kinds = [...new Set(query.kinds?.length ? query.kinds : CHANGE_COLLECTIONS)].sort();
+  const { kinds, perPage } = feedRequest(query);
   const caller = ctx.user ? [ctx.user.id, ctx.user.role] : [];
-  return JSON.stringify([
-    query.since,
-    kinds,
-    query.per_page ?? 100,
-    ctx.language,
-    ctx.apiUrl,
-    caller,
-  ]);
+  return JSON.stringify([query.since, kinds, perPage, ctx.language, ctx.apiUrl, caller]);
+}
+
+/** The kinds a request follows (each once, in CHANGE_KINDS order: one answer, one key) and its page size. */
+function feedRequest(query: ChangesQueryDto): { kinds: ChangeKind[]; perPage: number } {
+  const asked = new Set<ChangeCollection>(query.kinds?.length ? query.kinds : CHANGE_COLLECTIONS);
+  return {
+    kinds: CHANGE_COLLECTIONS.filter((collection) => asked.has(collection)).map(kindOfCollection),
+    perPage: query.per_page ?? CHANGES_DEFAULT_PER_PAGE,
+  };
 }
 
 /** The venues, organizers and terms among these changes after `after` (see linkedChanges). */

@@ -13,9 +13,7 @@ import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 interface RowShape {
   metadata: EntityMetadata;
   columns: ColumnMetadata[];
-  /** `SELECT <every column> FROM <table>` */
-  select: string;
-  /** Per result-key naming (plain column names, or `r0…`/`t0…` of a join): how to hydrate a row. */
+  /** Per alias prefix of a join (`r0…`, `t0…`): how to hydrate a row. */
   fields: Map<string, HydratedField[]>;
 }
 
@@ -55,19 +53,12 @@ function shapeOf(manager: EntityManager, target: EntityTarget<ObjectLiteral>): R
   const metadata = manager.connection.getMetadata(target);
   let shape = shapes.get(metadata);
   if (!shape) {
-    const { driver } = manager.connection;
     // A relation's join column and the column of the same name are one column.
     const columns = metadata.columns.filter(
       (column, index, all) =>
         !column.isVirtual && all.findIndex((c) => c.databaseName === column.databaseName) === index,
     );
-    const list = columns.map((column) => driver.escape(column.databaseName)).join(', ');
-    shape = {
-      metadata,
-      columns,
-      select: `SELECT ${list} FROM ${driver.escape(metadata.tableName)}`,
-      fields: new Map(),
-    };
+    shape = { metadata, columns, fields: new Map() };
     shapes.set(metadata, shape);
   }
   return shape;
@@ -80,27 +71,6 @@ function columnOf(shape: RowShape, property: string): ColumnMetadata {
 }
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-
-/** Entities whose `property` is one of `values` (none for no values), optionally ordered by another property. */
-export async function rowsWhereIn<E extends ObjectLiteral>(
-  manager: EntityManager,
-  target: EntityTarget<E>,
-  property: keyof E & string,
-  values: readonly (number | string)[],
-  orderBy?: keyof E & string,
-): Promise<E[]> {
-  if (values.length === 0) return [];
-  const shape = shapeOf(manager, target);
-  const escape = (name: string) =>
-    manager.connection.driver.escape(columnOf(shape, name).databaseName);
-  const unique = [...new Set(values)];
-  const sql =
-    `${shape.select} WHERE ${escape(property)} IN (${placeholders(unique.length)})` +
-    (orderBy ? ` ORDER BY ${escape(orderBy)}` : '');
-  const rows = await select(manager, sql, unique);
-  const fields = fieldsOf(shape, '');
-  return rows.map((row) => hydrate(manager, shape, fields, row) as E);
-}
 
 /** A plain-row read of some properties: the SELECT and the values to convert. */
 interface PlainShape {
@@ -167,6 +137,20 @@ export async function plainRowsWhereIn<E extends ObjectLiteral, P extends keyof 
     }
   }
   return rows as Array<Pick<E, P>>;
+}
+
+/** Entities whose `property` is one of `values` (none for no values): plainRowsWhereIn of every column. */
+export async function rowsWhereIn<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  property: keyof E & string,
+  values: readonly (number | string)[],
+  orderBy?: keyof E & string,
+): Promise<E[]> {
+  const { metadata, columns } = shapeOf(manager, target);
+  const properties = columns.map((column) => column.propertyPath as keyof E & string);
+  const rows = await plainRowsWhereIn(manager, target, properties, property, values, orderBy);
+  return rows.map((row) => Object.assign(metadata.create() as E, row));
 }
 
 interface TranslatedShape {
@@ -269,13 +253,13 @@ export function hydratesAsIs(column: ColumnMetadata): boolean {
   return !column.transformer && typeof column.type === 'string' && AS_IS_TYPES.has(column.type);
 }
 
-/** The fields of a shape's rows whose keys are the column names (`prefix` ''), or `<prefix><index>`. */
+/** The fields of a shape's rows whose keys are `<prefix><column index>`. */
 function fieldsOf(shape: RowShape, prefix: string): HydratedField[] {
   let fields = shape.fields.get(prefix);
   if (!fields) {
     fields = shape.columns.map((column, index) => ({
       column,
-      key: prefix === '' ? column.databaseName : `${prefix}${index}`,
+      key: `${prefix}${index}`,
       asIs: hydratesAsIs(column),
     }));
     shape.fields.set(prefix, fields);

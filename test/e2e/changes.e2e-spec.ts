@@ -1,6 +1,7 @@
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { ChangesRetention } from '../../src/changes/changes-retention.service';
+import { ChangesService } from '../../src/changes/changes.service';
 import { FeedClient, FeedEntry, feedPage, feedRequest, withoutJsonLd } from './helpers/changes';
 import { API, createTestApp, errorBody, TestApp, UserName } from './helpers/test-app';
 
@@ -443,6 +444,36 @@ describe('changes feed', () => {
       venue: { venue: 'Kleine zaal' },
       tags: [{ name: 'blues' }],
     });
+  });
+
+  it('embeds a linked record changed again after the page’s head as it is now, not as the feed cached it', async () => {
+    const venue = await post('/venues', { venue: 'Zaal' });
+    const created = await post('/events', event('Concert', { venue: venue.id }));
+    await post(`/venues/${venue.id}`, { venue: 'Eerste zaal' });
+    // Events only: the page does not hold the venue's changes, so the feed reads them apart.
+    const embedded = async () =>
+      (await feedPage(t, { kinds: 'events' })).changes.find((c) => c.id === created.id)?.record
+        ?.venue;
+    expect(await embedded()).toMatchObject({ venue: 'Eerste zaal' });
+
+    await post(`/venues/${venue.id}`, { venue: 'Tweede zaal' });
+    // The next poll has read its head when the venue changes again: its one row moves past that head.
+    const feed = t.app.get(ChangesService) as unknown as {
+      readChanges: (...args: unknown[]) => Promise<unknown>;
+    };
+    const readChanges = feed.readChanges.bind(feed);
+    const writeAfterHead = jest
+      .spyOn(feed, 'readChanges')
+      .mockImplementationOnce(async (...args: unknown[]) => {
+        const read = await readChanges(...args);
+        await post(`/venues/${venue.id}`, { venue: 'Derde zaal' });
+        return read;
+      });
+    try {
+      expect(await embedded()).toEqual(await read(`/venues/${venue.id}`));
+    } finally {
+      writeAfterHead.mockRestore();
+    }
   });
 
   it('answers the page after a write as read after it, though the page before started reading it ahead', async () => {

@@ -6,7 +6,7 @@ import { EventsService } from '../../src/events/events.service';
 import { IcalService } from '../../src/ical/ical.service';
 import { VenuesService } from '../../src/venues/venues.service';
 import { dayAt } from './helpers/events';
-import { API, createTestApp, TestApp, UserName } from './helpers/test-app';
+import { API, createTestApp, errorBody, TestApp, UserName } from './helpers/test-app';
 
 /*
  * 304 without the handler's work (docs/api.md §11, ReadValidatorInterceptor):
@@ -28,12 +28,14 @@ describe('read validators (304 without running the handler)', () => {
   let feedPage: jest.SpyInstance;
   let icalFeed: jest.SpyInstance;
   let validators: ReadValidatorCache;
+  let validatorsKept: jest.SpyInstance;
 
   beforeAll(async () => {
     t = await createTestApp();
     // One port for every request: the host is part of what a validator is kept for.
     await t.app.listen(0, '127.0.0.1');
     validators = t.app.get(ReadValidatorCache);
+    validatorsKept = jest.spyOn(validators, 'set');
     eventsList = jest.spyOn(t.app.get(EventsService), 'list');
     eventsGet = jest.spyOn(t.app.get(EventsService), 'get');
     venuesList = jest.spyOn(t.app.get(VenuesService), 'list');
@@ -260,6 +262,26 @@ describe('read validators (304 without running the handler)', () => {
     expect(after.text).toContain('SUMMARY:Tweede concert');
     expect(after.headers.etag).not.toBe(first.headers.etag);
     expect(icalFeed).toHaveBeenCalledTimes(6);
+  });
+
+  it('keeps no validator for a read with a password (a secret as a key, an entry per guess), and still answers it', async () => {
+    const ev = await event('Besloten', { password: 'sesam' });
+    const open = await get(`/events/${ev.id}?password=sesam`).expect(200);
+    expect(open.body).toMatchObject({ id: ev.id, password_protected: true });
+    // The same read with its tag: the handler decides the 304, not the cache.
+    await get(`/events/${ev.id}?password=sesam`, undefined, {
+      'If-None-Match': open.headers.etag as string,
+    }).expect(304);
+    expect(eventsGet).toHaveBeenCalledTimes(2);
+    expect((await get(`/events/${ev.id}?password=fout`).expect(403)).body).toEqual(
+      errorBody('event-password-protected', 403),
+    );
+    for (const guess of ['fout', 'sesam']) await get(`/events?password=${guess}`).expect(200);
+    expect(validatorsKept).not.toHaveBeenCalled();
+
+    // Without a password the list's validator is kept, as before.
+    await get('/events').expect(200);
+    expect(validatorsKept).toHaveBeenCalledTimes(1);
   });
 
   it('forgets a validator after a minute even if no write was seen (a failed version bump)', async () => {

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source-options';
-import { plainRowsWhereIn } from '../../src/database/entity-rows';
+import { plainRowsWhereIn, rowsWhereIn } from '../../src/database/entity-rows';
 import { EventOrganizer } from '../../src/events/entities/event-organizer.entity';
 import { EventTranslation } from '../../src/events/entities/event-translation.entity';
 import { Event } from '../../src/events/entities/event.entity';
+import { DataVersion } from '../../src/common/cache/data-version.entity';
 import { loadEventRows, loadEvents } from '../../src/events/event-store';
 import { EVENT_RECORD_COLUMNS, mapEvent } from '../../src/events/event.mapper';
 
@@ -146,5 +147,19 @@ describe('plain rows: what records are mapped from, without entities', () => {
     await expect(
       plainRowsWhereIn(db.manager, EventOrganizer, ['eventId'], 'eventId', []),
     ).resolves.toEqual([]);
+  });
+
+  it('reads whole entities as find() does (rowsWhereIn: every column of the plain read)', async () => {
+    const [rows, found] = await Promise.all([
+      rowsWhereIn(db.manager, Event, 'id', [2, 1, 2], 'id'),
+      db.manager.find(Event, { where: [{ id: 1 }, { id: 2 }], order: { id: 'ASC' } }),
+    ]);
+    expect(rows.every((row) => row instanceof Event)).toBe(true);
+    expect(rows).toEqual(found);
+    // A column behind a transformer (bigint as a number).
+    await expect(rowsWhereIn(db.manager, DataVersion, 'id', [1])).resolves.toEqual([
+      { id: 1, version: 0 },
+    ]);
+    await expect(rowsWhereIn(db.manager, Event, 'id', [])).resolves.toEqual([]);
   });
 });

@@ -72,6 +72,7 @@ function htmlToTextPlain(html: string): string {
 }
 
 const FOUR_DIGIT_YEARS = { min: -62135596800, max: 253402300799 };
+/** Short texts of what escaping and tidying change: breaks, blanks, separators, control characters. */
 const text = fc.string({
   unit: fc.constantFrom(
     'a',
@@ -89,155 +90,159 @@ const text = fc.string({
   ),
   maxLength: 12,
 });
+/** Long mixed texts for the one-scan tidy: runs of blanks and breaks. */
+const longText = fc.string({
+  unit: fc.constantFrom(
+    'a',
+    ' ',
+    '  ',
+    '\n',
+    '\r',
+    '\r\n',
+    '\t',
+    '\u00a0',
+    '\u2003',
+    '\ufeff',
+    'é',
+    '\v',
+    '\n\n\n',
+  ),
+  maxLength: 60,
+});
+/** HTML with and without comments, scripts, <br> and lists, and pieces of tags. */
+const markup = fc.string({
+  unit: fc.constantFrom(
+    '<p>',
+    '</p>',
+    '<P class="x">',
+    '</p >',
+    '<br>',
+    '<BR/>',
+    '<li>',
+    '</li>',
+    '<ul>',
+    '</ul>',
+    '<!--',
+    '-->',
+    '<script>',
+    '</script>',
+    '<style>',
+    '</style>',
+    '<strong>',
+    '</strong>',
+    '<a href="/x">',
+    '</a>',
+    '<',
+    '>',
+    '/',
+    'p',
+    'l',
+    'i',
+    'a',
+    ' ',
+    '\n',
+    '&amp;',
+    '&',
+    ',',
+  ),
+  maxLength: 30,
+});
+/** One of these characters (one to four UTF-8 octets, lone surrogates) or any one character ('binary'). */
+const charOf = (...chars: string[]) =>
+  fc.oneof(fc.constantFrom(...chars), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+const FOLDED_CHARS = ['a', 'é', '€', '🎷', '\ud800', '\udc00', ' '];
 
-describe('dateTimeDigits', () => {
-  it('gives the digits of the ISO date for any second of four-digit years', () => {
+/** A fast path and the plain writer it must agree with on every generated value. */
+function fastPath<T>(
+  name: string,
+  values: fc.Arbitrary<T>,
+  fast: (value: T) => string,
+  plain: (value: T) => string,
+  numRuns: number,
+) {
+  const check = () =>
     fc.assert(
-      fc.property(fc.integer(FOUR_DIGIT_YEARS), (seconds) => {
-        expect(dateTimeDigits(seconds)).toBe(dateTimeValue(utcWire(seconds)));
+      fc.property(values, (value) => {
+        expect(fast(value)).toBe(plain(value));
       }),
-      { numRuns: 20_000 },
+      { numRuns },
     );
-  });
+  return { name, check };
+}
 
-  it('at the edges of days, years and the range, and for fractions of a second', () => {
-    for (const seconds of [
-      0,
-      -1,
-      86_399,
-      86_400,
-      951_782_400,
-      951_868_799,
-      4_107_542_400,
-      FOUR_DIGIT_YEARS.min,
-      FOUR_DIGIT_YEARS.max,
-      FOUR_DIGIT_YEARS.min - 1,
-      FOUR_DIGIT_YEARS.max + 1,
-      1.5,
-      -0.5,
-    ]) {
-      expect(dateTimeDigits(seconds)).toBe(dateTimeValue(utcWire(seconds)));
-    }
-    expect(dayDigits(0)).toBe('19700101');
-    expect(dayDigits(-719_162)).toBe('00010101');
-  });
+describe('fast paths write what the plain writers wrote', () => {
+  it.each([
+    fastPath(
+      'dateTimeDigits: the digits of the ISO date for any second of four-digit years',
+      fc.integer(FOUR_DIGIT_YEARS),
+      dateTimeDigits,
+      (seconds) => dateTimeValue(utcWire(seconds)),
+      20_000,
+    ),
+    fastPath('escapeText: what the four replaces wrote', text, escapeText, escapeTextPlain, 5_000),
+    fastPath(
+      'htmlToText of text without markup: the tidied text (the one-scan tidy)',
+      text,
+      htmlToText,
+      tidyPlain,
+      5_000,
+    ),
+    fastPath(
+      'htmlToText tidying in one scan: what the five replaces gave, on long mixed texts',
+      longText,
+      htmlToText,
+      tidyPlain,
+      20_000,
+    ),
+    fastPath(
+      'htmlToText without the special-tag passes: what the eight passes gave, with and without comments, scripts, <br> and lists',
+      markup,
+      htmlToText,
+      htmlToTextPlain,
+      20_000,
+    ),
+    fastPath(
+      'foldLine by slices: the character-by-character fold, lone surrogates included',
+      fc.string({ unit: charOf(...FOLDED_CHARS), maxLength: 400 }),
+      foldLine,
+      foldLinePlain,
+      5_000,
+    ),
+  ])('$name', ({ check }) => check());
 });
 
-describe('text fast paths', () => {
-  it('escapeText writes what the four replaces wrote', () => {
-    fc.assert(
-      fc.property(text, (value) => {
-        expect(escapeText(value)).toBe(escapeTextPlain(value));
-      }),
-      { numRuns: 5_000 },
-    );
+describe('dateTimeDigits at the edges of days, years and the range, and for fractions of a second', () => {
+  it.each([
+    0,
+    -1,
+    86_399,
+    86_400,
+    951_782_400,
+    951_868_799,
+    4_107_542_400,
+    FOUR_DIGIT_YEARS.min,
+    FOUR_DIGIT_YEARS.max,
+    FOUR_DIGIT_YEARS.min - 1,
+    FOUR_DIGIT_YEARS.max + 1,
+    1.5,
+    -0.5,
+  ])('%p', (seconds) => {
+    expect(dateTimeDigits(seconds)).toBe(dateTimeValue(utcWire(seconds)));
   });
 
-  it('htmlToText of text without markup is the tidied text (the one-scan tidy)', () => {
-    fc.assert(
-      fc.property(text, (value) => {
-        expect(htmlToText(value)).toBe(tidyPlain(value));
-      }),
-      { numRuns: 5_000 },
-    );
-  });
-});
-
-describe('tidy in one scan', () => {
-  it('gives what the five replaces gave, on long mixed texts', () => {
-    const unit = fc.constantFrom(
-      'a',
-      ' ',
-      '  ',
-      '\n',
-      '\r',
-      '\r\n',
-      '\t',
-      '\u00a0',
-      '\u2003',
-      '\ufeff',
-      'é',
-      '\v',
-      '\n\n\n',
-    );
-    fc.assert(
-      fc.property(fc.string({ unit, maxLength: 60 }), (value) => {
-        expect(htmlToText(value)).toBe(tidyPlain(value));
-      }),
-      { numRuns: 20_000 },
-    );
-  });
-});
-
-describe('htmlToText without the special-tag passes', () => {
-  it('gives what the eight passes gave, with and without comments, scripts, <br> and lists', () => {
-    const unit = fc.constantFrom(
-      '<p>',
-      '</p>',
-      '<P class="x">',
-      '</p >',
-      '<br>',
-      '<BR/>',
-      '<li>',
-      '</li>',
-      '<ul>',
-      '</ul>',
-      '<!--',
-      '-->',
-      '<script>',
-      '</script>',
-      '<style>',
-      '</style>',
-      '<strong>',
-      '</strong>',
-      '<a href="/x">',
-      '</a>',
-      '<',
-      '>',
-      '/',
-      'p',
-      'l',
-      'i',
-      'a',
-      ' ',
-      '\n',
-      '&amp;',
-      '&',
-      ',',
-    );
-    fc.assert(
-      fc.property(fc.string({ unit, maxLength: 30 }), (value) => {
-        expect(htmlToText(value)).toBe(htmlToTextPlain(value));
-      }),
-      { numRuns: 20_000 },
-    );
-  });
-});
-
-describe('foldLine by slices', () => {
-  it('folds as the character-by-character fold, lone surrogates included', () => {
-    const unit = fc.oneof(
-      fc.constantFrom('a', 'é', '€', '🎷', '\ud800', '\udc00', ' '),
-      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
-    );
-    fc.assert(
-      fc.property(fc.string({ unit, maxLength: 400 }), (value) => {
-        expect(foldLine(value)).toBe(foldLinePlain(value));
-      }),
-      { numRuns: 5_000 },
-    );
+  it.each([
+    [0, '19700101'],
+    [-719_162, '00010101'],
+  ])('dayDigits(%p) is %p', (days, digits) => {
+    expect(dayDigits(days)).toBe(digits);
   });
 });
 
 describe('TextChunk.line', () => {
   it('writes the bytes of headedLine(), folds included, line after line', () => {
-    const unit = fc.oneof(
-      fc.constantFrom('a', 'é', '€', '🎷', '\ud800', '\udc00', ' ', ','),
-      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
-    );
     const line = fc.tuple(
       fc.constantFrom('UID', 'DESCRIPTION', 'DTSTART;TZID=Europe/Amsterdam', 'X'),
-      fc.string({ unit, maxLength: 300 }),
+      fc.string({ unit: charOf(...FOLDED_CHARS, ','), maxLength: 300 }),
     );
     fc.assert(
       fc.property(fc.array(line, { maxLength: 5 }), (lines) => {

@@ -14,6 +14,7 @@ import { ToInteger, ToStringList } from '../../common/validation/decorators';
 import { CHANGE_COLLECTIONS, type ChangeCollection } from '../change-kinds';
 
 export const CHANGES_MAX_PER_PAGE = 1000;
+export const CHANGES_DEFAULT_PER_PAGE = 100;
 
 /** `GET {api}/changes` (contract §12). */
 export class ChangesQueryDto extends LanguageQueryDto {
@@ -40,6 +41,11 @@ export class ChangesQueryDto extends LanguageQueryDto {
   @Max(CHANGES_MAX_PER_PAGE)
   @Min(1)
   @IsInt()
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: CHANGES_MAX_PER_PAGE, default: 100 })
-  per_page?: number = 100;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: CHANGES_MAX_PER_PAGE,
+    default: CHANGES_DEFAULT_PER_PAGE,
+  })
+  per_page?: number = CHANGES_DEFAULT_PER_PAGE;
 }
