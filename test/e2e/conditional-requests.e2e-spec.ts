@@ -228,18 +228,25 @@ describe('conditional requests (docs/api.md §11)', () => {
     it("answers every event write with the record its ETag hashes: the next GET's body without json_ld", async () => {
       const venue = await create('/venues', { venue: 'Paradiso', status: 'publish' });
       const organizer = await create('/organizers', { organizer: 'Stichting', status: 'publish' });
+      const second = await create('/organizers', { organizer: 'Zaalbeheer', status: 'publish' });
       const sameAsGet = (answer: Response) => expectAnswerIsGet('/events', answer);
+      // A create's answer is mapped from the link rows it wrote: organizers in the order sent,
+      // terms of both taxonomies (a tag named like a category is another term).
       const created = await write('post', '/events', {
         title: 'Concert',
         start_date: dayAt(3, '20:00:00'),
         end_date: dayAt(3, '22:00:00'),
         status: 'publish',
         venue: venue.id,
-        organizer: [organizer.id],
-        categories: ['Jazz'],
-        tags: ['buiten'],
+        organizer: [second.id, organizer.id],
+        categories: ['Jazz', 'Avantgarde'],
+        tags: ['buiten', 'Jazz'],
         cost: '10',
       }).expect(201);
+      expect(created.body.organizer.map((o: { id: number }) => o.id)).toEqual([
+        second.id,
+        organizer.id,
+      ]);
       await sameAsGet(created);
       const id = created.body.id as number;
       await sameAsGet(
