@@ -1,5 +1,5 @@
 import type { ConfigType } from '@nestjs/config';
-import { DeepPartial, DataSource, EntityManager, FindOptionsWhere, In, Not } from 'typeorm';
+import { DataSource, EntityManager, FindOptionsWhere, In, Not } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AccessPolicy } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
@@ -13,6 +13,7 @@ import { nowEpoch } from '../common/time/dates';
 import type { appConfig } from '../config/app.config';
 import { recordChanges } from '../changes/change-tracker';
 import { linkedEventChanges, visibilityMoves } from '../changes/linked-records';
+import { insertRow } from '../database/entity-rows';
 import { writeTransaction } from '../database/write-transaction';
 import type { ContentEntity, ContentKind, ContentTranslation, ContentWrite } from './content-kind';
 import { findContentPage } from './content-list';
@@ -216,11 +217,10 @@ export abstract class ContentService<
       ...write.columns,
       ...postColumns(write.post, ctx, this.config.siteTimezone, true),
     };
-    const item = await manager.save(
-      this.kind.entity,
-      manager.create(this.kind.entity, columns as DeepPartial<E>),
-    );
-    item.translations = [];
+    const item = {
+      id: await insertRow(manager, this.kind.entity, columns as Partial<E>),
+      translations: [] as T[],
+    };
     await writePostTexts(manager, this.kind, item, write.texts, ctx.language);
     recordChanges(manager, [{ kind: this.kind.titleWire, id: item.id, action: 'created' }]);
     return item.id;
