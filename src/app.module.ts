@@ -76,7 +76,8 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
     // 304 from a remembered ETag without running the handler (@CachedValidators routes),
     // Idempotency-Key on POSTs (inside the time-out, so an answer that comes late is
     // still stored; outside the rest, so a replay does nothing else and carries the
-    // stored ETag), the data version bump after a successful write (list count cache),
+    // stored ETag), the data version bump after a write that did not bump it in its own
+    // transaction (caches keyed by the version),
     // and a write's ETag header (withTag). GET ETags and 304s: conditionalGet in app.setup.ts.
     { provide: APP_INTERCEPTOR, useClass: ListPageInterceptor },
     { provide: APP_INTERCEPTOR, useClass: RequestTimeoutInterceptor },

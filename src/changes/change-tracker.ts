@@ -1,6 +1,14 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import {
+  DataSource,
+  EntityManager,
+  EntitySubscriberInterface,
+  QueryRunner,
+  TransactionCommitEvent,
+  TransactionRollbackEvent,
+} from 'typeorm';
+import { currentVersionBumps, VersionBumps } from '../common/cache/version-bumps';
 import { nowEpoch } from '../common/time/dates';
 import { isWriteTransaction, onBeforeCommit } from '../database/write-transaction';
 import type { ChangeKind } from './change-kinds';
@@ -75,18 +83,25 @@ const CHUNK = 500;
  * The change tracking inside every write transaction (docs/api.md §12). At the
  * end of the transaction it runs the listeners, then, as its LAST
  * statements, takes a block of sequence numbers from the single
- * `change_state` row and upserts one `changes` row per record. The row lock
- * of that UPDATE is held until COMMIT, so a transaction that takes numbers
- * after another waits for its commit: sequence order is commit order, and a
- * reader never sees a number while a smaller one is still uncommitted.
- * Only this tail of each write is serialised.
+ * `change_state` row, bumping the shared data version in the same statement,
+ * and upserts one `changes` row per record. The row lock of that UPDATE is
+ * held until COMMIT, so a transaction that takes numbers after another waits
+ * for its commit: sequence order is commit order, and a reader never sees a
+ * number while a smaller one is still uncommitted. Only this tail of each
+ * write is serialised. The version moves atomically with the data; the
+ * request's VersionBumps learn which transactions bumped it, so
+ * WriteVersionInterceptor does not bump again.
  */
 @Injectable()
-export class ChangeTracker implements OnModuleInit, OnModuleDestroy {
+export class ChangeTracker implements OnModuleInit, OnModuleDestroy, EntitySubscriberInterface {
   private readonly listeners: ChangeListener[] = [];
   private unregister?: () => void;
+  /** Transactions that bumped the version, until their COMMIT: whose request to tell. */
+  private readonly bumping = new WeakMap<QueryRunner, VersionBumps>();
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    dataSource.subscribers.push(this);
+  }
 
   onModuleInit(): void {
     this.unregister = onBeforeCommit(this.dataSource, (manager) => this.flush(manager));
@@ -100,12 +115,34 @@ export class ChangeTracker implements OnModuleInit, OnModuleDestroy {
     this.listeners.push(listener);
   }
 
+  afterTransactionCommit(event: TransactionCommitEvent): void {
+    this.bumpsOf(event.queryRunner)?.committedWithBump();
+  }
+
+  afterTransactionRollback(event: TransactionRollbackEvent): void {
+    this.bumpsOf(event.queryRunner);
+  }
+
+  /** Takes the bumps a transaction of `runner` reports to (a retry or the next transaction starts afresh). */
+  private bumpsOf(runner: QueryRunner): VersionBumps | undefined {
+    const bumps = this.bumping.get(runner);
+    this.bumping.delete(runner);
+    return bumps;
+  }
+
   private async flush(manager: EntityManager): Promise<void> {
     const changes = mergeChanges(pending.get(manager) ?? []);
     pending.delete(manager);
-    if (changes.length === 0) return;
+    const bumps = currentVersionBumps();
+    if (manager.queryRunner) this.bumping.delete(manager.queryRunner);
+    if (changes.length === 0) {
+      // Reported before COMMIT: a write whose COMMIT reply is lost may still have committed.
+      bumps?.committingWithoutBump();
+      return;
+    }
     for (const listener of this.listeners) await listener.onChanges(manager, changes);
-    const last = await allocateSequence(manager, changes.length);
+    const last = await allocateSequenceAndBumpVersion(manager, changes.length);
+    if (bumps && manager.queryRunner) this.bumping.set(manager.queryRunner, bumps);
     const first = last - changes.length + 1;
     const now = nowEpoch();
     const rows = changes.map((change, i) => [
@@ -120,20 +157,33 @@ export class ChangeTracker implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** Takes `count` sequence numbers; returns the last. The row stays locked until COMMIT. */
-async function allocateSequence(manager: EntityManager, count: number): Promise<number> {
+/**
+ * Takes `count` sequence numbers and bumps the data version; returns the last
+ * number. Both rows stay locked until COMMIT.
+ */
+async function allocateSequenceAndBumpVersion(
+  manager: EntityManager,
+  count: number,
+): Promise<number> {
   if (manager.connection.options.type === 'mysql') {
-    // LAST_INSERT_ID(expr) hands the new value back in the same round trip (the OK packet's insertId).
+    // One statement, one round trip: LAST_INSERT_ID(expr) hands the new sequence back in the
+    // OK packet's insertId, also from a multi-table UPDATE (checked on MariaDB 10.11).
     const result = (await manager.query(
-      'UPDATE change_state SET seq = LAST_INSERT_ID(seq + ?) WHERE id = 1',
+      'UPDATE change_state c, data_version d SET c.seq = LAST_INSERT_ID(c.seq + ?), ' +
+        'd.version = d.version + 1 WHERE c.id = 1 AND d.id = 1',
       [count],
     )) as { insertId: number | string };
-    return Number(result.insertId);
+    const last = Number(result.insertId);
+    // Without either row the join is empty: nothing taken, insertId 0 (the migrations add both).
+    if (last < count) throw new Error('change_state or data_version has no row 1');
+    return last;
   }
+  // SQLite: two statements, but in process; the transaction makes them one.
   const [row] = (await manager.query(
     'UPDATE change_state SET seq = seq + ? WHERE id = 1 RETURNING seq',
     [count],
   )) as Array<{ seq: number | string }>;
+  await manager.query('UPDATE data_version SET version = version + 1 WHERE id = 1');
   return Number(row.seq);
 }
 

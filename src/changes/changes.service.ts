@@ -219,8 +219,9 @@ export class ChangesService {
    * change follows). A read that saw a newer head drops the records changed
    * in between and carries the rest over (LinkedRecordCache.drop also keeps
    * loads that began before it out). The shared data version cannot key
-   * this: it is bumped after the write commits, and a page may hold a change
-   * whose bump is still to come (docs/decisions.md). Starts over after
+   * this: a request reads it before the page, so a page may hold a change
+   * that committed (with its bump) after the version the request read
+   * (docs/decisions.md). Starts over after
    * MAX_AGE_MS like the versioned caches. `page`: every change after
    * `after` up to `head`, read in the head's snapshot (one row per record):
    * when it covers the entry's head, the changed records are taken from it

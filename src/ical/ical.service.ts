@@ -181,9 +181,9 @@ export class IcalService {
    * The feed's VTIMEZONEs, read again only when the data changed: the zone
    * query reads the whole window (0.2–0.4 s at 1M events), before the first
    * VEVENT. Stamped with the version read before the query: a write's bump
-   * retires it. (In the moment between a write's commit and its bump a feed
-   * may miss that write's zone, as any feed may when a write commits between
-   * its zone query and its batches.)
+   * retires it (a write with tracked changes bumps it in its own transaction,
+   * so no feed stamped after that commit misses its zone; a feed may still
+   * miss it when the write commits between its zone query and its batches).
    */
   private async zonesOf(prepared: PreparedFeed): Promise<string> {
     const key = JSON.stringify(prepared.filters);

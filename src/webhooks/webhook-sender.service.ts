@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { AsyncResource } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -106,6 +107,13 @@ export class WebhookSender
   private timer: NodeJS.Timeout | undefined;
   private timerDue = Infinity;
   private currentTick: Promise<void> = Promise.resolve();
+  /**
+   * The async context the sender was made in. Its timers and its takes after
+   * a COMMIT run there, not in the request whose write woke it: they are no
+   * part of that request, so its transactions must not count as the request's
+   * (its idempotency claim, its data version bumps).
+   */
+  private readonly ownContext = new AsyncResource('WebhookSender');
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -155,11 +163,12 @@ export class WebhookSender
    */
   takeAfterCommit(manager: EntityManager, deliveries: ClaimedRow[]): void {
     if (manager.queryRunner) this.pending(manager.queryRunner).take.push(...deliveries);
-    else this.track(this.take(deliveries));
+    else this.startTake(deliveries);
   }
 
   /** `take` never rejects: it logs and leaves the deliveries to the poll. */
-  private track(taking: Promise<void>): void {
+  private startTake(deliveries: ClaimedRow[]): void {
+    const taking = this.ownContext.runInAsyncScope(() => this.take(deliveries));
     this.taking.add(taking);
     void taking.finally(() => this.taking.delete(taking));
   }
@@ -175,7 +184,7 @@ export class WebhookSender
     if (!work) return;
     this.committing.delete(event.queryRunner);
     if (work.wake) this.wake();
-    if (work.take.length > 0) this.track(this.take(work.take));
+    if (work.take.length > 0) this.startTake(work.take);
   }
 
   afterTransactionRollback(event: TransactionRollbackEvent): void {
@@ -192,11 +201,12 @@ export class WebhookSender
     if (this.timer !== undefined && this.timerDue <= due) return;
     clearTimeout(this.timer);
     this.timerDue = due;
-    this.timer = setTimeout(() => {
+    const run = () => {
       this.timer = undefined;
       this.timerDue = Infinity;
       this.currentTick = this.tick();
-    }, ms);
+    };
+    this.timer = this.ownContext.runInAsyncScope(() => setTimeout(run, ms));
   }
 
   private async tick(): Promise<void> {

@@ -392,7 +392,7 @@ describe('changes feed', () => {
     await post(`/venues/${venue.id}`, { venue: 'Grote zaal' });
     await post(`/categories/${category.id}`, { name: 'Klassiek' });
     await post(`/events/${created.id}`, { title: 'Concert!' });
-    // As if these writes had committed but not yet bumped the version (a window of every write).
+    // As if the version had been read before these writes committed (a request reads it before its page).
     await t.dataSource.query('UPDATE data_version SET version = ? WHERE id = 1', [version]);
 
     const seen = await client.sync();

@@ -137,6 +137,100 @@ describe('read validators (304 without running the handler)', () => {
     }
   });
 
+  it('bumps the data version once per tracked write, with its data: the old tag then reads the write', async () => {
+    const version = async () =>
+      Number(
+        (
+          (await t.dataSource.query('SELECT version FROM data_version WHERE id = 1')) as Array<{
+            version: number | string;
+          }>
+        )[0].version,
+      );
+    const write = (method: 'post' | 'patch' | 'delete', path: string, body?: object) =>
+      t.http()[method](`${API}${path}`).set('Authorization', t.auth.editor).send(body);
+    /** The write moves the version by one; a read with the tag from before it shows `expected`. */
+    const bumpsOnce = async (
+      read: string,
+      send: () => Promise<Response>,
+      expected: (text: string) => boolean,
+    ) => {
+      const before = await get(read).expect(200);
+      const at = await version();
+      await send();
+      expect(await version()).toBe(at + 1);
+      const after = await get(read, undefined, {
+        'If-None-Match': before.headers.etag as string,
+      }).expect(200);
+      expect([read, expected(after.text)]).toEqual([read, true]);
+    };
+
+    let venue = 0;
+    await bumpsOnce(
+      '/venues',
+      async () => {
+        const res = await write('post', '/venues', { venue: 'Paradiso', status: 'publish' }).expect(
+          201,
+        );
+        venue = (res.body as { id: number }).id;
+        return res;
+      },
+      (text) => text.includes('Paradiso'),
+    );
+    await bumpsOnce(
+      '/venues',
+      () => write('patch', `/venues/${venue}`, { venue: 'Melkweg' }).expect(200),
+      (text) => text.includes('Melkweg') && !text.includes('Paradiso'),
+    );
+    let ev = 0;
+    await bumpsOnce(
+      '/events',
+      async () => {
+        const res = await write('post', '/events', {
+          title: 'Concert',
+          start_date: dayAt(3, '20:00:00'),
+          end_date: dayAt(3, '22:00:00'),
+          status: 'publish',
+          venue,
+        }).expect(201);
+        ev = (res.body as { id: number }).id;
+        return res;
+      },
+      (text) => text.includes('Concert'),
+    );
+    await bumpsOnce(
+      '/events',
+      () => write('patch', `/events/${ev}`, { title: 'Slotconcert' }).expect(200),
+      (text) => text.includes('Slotconcert'),
+    );
+    await bumpsOnce(
+      '/events',
+      () => write('delete', `/events/${ev}`).expect(200),
+      (text) => !text.includes('Slotconcert'),
+    );
+    await bumpsOnce(
+      '/venues',
+      () => write('delete', `/venues/${venue}?force=true`).expect(200),
+      (text) => !text.includes('Melkweg'),
+    );
+
+    // Under an Idempotency-Key too (its key's own transactions bump nothing); its replay writes nothing.
+    const keyed = () =>
+      write('post', '/venues', { venue: 'Tolhuistuin', status: 'publish' }).set(
+        'Idempotency-Key',
+        'versioned-venue',
+      );
+    await bumpsOnce(
+      '/venues',
+      () => keyed().expect(201),
+      (text) => text.includes('Tolhuistuin'),
+    );
+    const at = await version();
+    await keyed().expect(201).expect('Idempotency-Replayed', 'true');
+    // A write that fails validation changes nothing, and bumps nothing.
+    await write('post', '/events', { title: '' }).expect(400);
+    expect(await version()).toBe(at);
+  });
+
   it('keeps callers apart: an anonymous tag is no 304 for an editor who sees a draft', async () => {
     await event('Openbaar');
     await event('Concept', { status: 'draft' });

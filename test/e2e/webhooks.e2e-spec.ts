@@ -236,6 +236,60 @@ describe('webhooks', () => {
         expect.objectContaining({ type: 'ping' }),
       );
     });
+    it('bumps the data version once per endpoint write (no tracked change), and once per tracked write the outbox sends', async () => {
+      const version = async () =>
+        Number(
+          (
+            (await ctx.t.dataSource.query(
+              'SELECT version FROM data_version WHERE id = 1',
+            )) as Array<{
+              version: number | string;
+            }>
+          )[0].version,
+        );
+      const bumpsOf = async (write: () => Promise<unknown>) => {
+        const before = await version();
+        await write();
+        return (await version()) - before;
+      };
+      let id = 0;
+      expect(
+        await bumpsOf(async () => {
+          id = (await register('/versioned', { events: ['tag.created'] })).id;
+        }),
+      ).toBe(1);
+      expect(
+        await bumpsOf(() =>
+          ctx.t
+            .http()
+            .patch(`${API}/webhooks/${id}`)
+            .set(ctx.admin())
+            .send({ description: 'Tags' })
+            .expect(200),
+        ),
+      ).toBe(1);
+      // The sender's lease and record of the delivery belong to no request: one bump, the create's.
+      expect(
+        await bumpsOf(async () => {
+          await ctx.t
+            .http()
+            .post(`${API}/tags`)
+            .set(ctx.admin())
+            .send({ name: 'Herfst' })
+            .expect(201);
+          await ctx.receiver.waitFor('/versioned', 1);
+          await eventually(
+            () => log(id),
+            (l) => l[0]?.status === 'delivered',
+          );
+        }),
+      ).toBe(1);
+      expect(
+        await bumpsOf(() =>
+          ctx.t.http().delete(`${API}/webhooks/${id}`).set(ctx.admin()).expect(200),
+        ),
+      ).toBe(1);
+    });
   });
 
   describe('delivery', () => {

@@ -1,7 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * One row whose version goes up after every acknowledged write, so every
+ * One row whose version goes up with every acknowledged write (in its
+ * transaction when it tracks changes, else right after it), so every
  * instance can tell whether what it cached is still exact.
  */
 @Entity('data_version')

@@ -31,7 +31,11 @@ export class DataVersionService {
     return row?.version ?? 0;
   }
 
-  /** After a write: one atomic increment. A failure only costs cached counts their exactness until they expire. */
+  /**
+   * After a write that did not bump the version in its own transaction (see
+   * ChangeTracker): one atomic increment. A failure only costs cached counts
+   * their exactness until they expire.
+   */
   async bump(): Promise<void> {
     try {
       await this.dataSource

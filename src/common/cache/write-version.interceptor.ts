@@ -9,14 +9,17 @@ import type { Request } from 'express';
 import { catchError, mergeMap, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
 import { DataVersionService } from './data-version.service';
+import { VersionBumps, withVersionBumps } from './version-bumps';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Bumps the data version after every write, before the client is answered.
- * Also after one that failed with a 5xx: it may have committed before failing
- * (a time-out, a lost reply); a spare bump only costs the caches a refill.
- * A 4xx is decided before anything commits.
+ * Sees that every write has bumped the data version before the client is
+ * answered. A write with tracked changes bumps it in its own transaction
+ * (ChangeTracker); this bumps after the others (webhook endpoints, pings), and
+ * after a 5xx unless a bump committed with the data: the write may have
+ * committed before failing (a time-out, a lost reply); a spare bump only
+ * costs the caches a refill. A 4xx is decided before anything commits.
  */
 @Injectable()
 export class WriteVersionInterceptor implements NestInterceptor {
@@ -25,13 +28,15 @@ export class WriteVersionInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const { method } = context.switchToHttp().getRequest<Request>();
     if (READ_METHODS.has(method)) return next.handle();
-    return next.handle().pipe(
+    const bumps = new VersionBumps();
+    // Nest binds the handler's run to the async context next.handle() is called in.
+    return withVersionBumps(bumps, () => next.handle()).pipe(
       mergeMap(async (result: unknown) => {
-        await this.versions.bump();
+        if (bumps.owed(200)) await this.versions.bump();
         return result;
       }),
       catchError(async (error: unknown) => {
-        if (statusOf(error) >= 500) await this.versions.bump();
+        if (bumps.owed(statusOf(error))) await this.versions.bump();
         throw error;
       }),
     );

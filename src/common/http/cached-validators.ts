@@ -13,8 +13,9 @@ export interface CachedValidatorsOptions {
 
 /**
  * Marks a controller (or handler) whose GET answers depend only on data that writes
- * change (each bumps the data version: API writes, the recurrence horizon
- * job, the changes feed's retention purge) and on the site day, so a 304 may
+ * change (each bumps the data version: tracked writes, among them the
+ * recurrence horizon job, in their own transaction; other API writes and the
+ * changes feed's retention purge after it) and on the site day, so a 304 may
  * be decided from ReadValidatorCache without running the handler. Not for
  * answers that move otherwise (webhook delivery logs, health).
  */

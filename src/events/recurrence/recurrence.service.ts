@@ -9,7 +9,6 @@ import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DateTime, FixedOffsetZone } from 'luxon';
 import { DataSource, EntityManager, IsNull, LessThan, Not } from 'typeorm';
-import { DataVersionService } from '../../common/cache/data-version.service';
 import { recordChanges, TrackedChange } from '../../changes/change-tracker';
 import { ApiError } from '../../common/errors/api-error';
 import { nowEpoch, parseZone } from '../../common/time/dates';
@@ -45,7 +44,6 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
-    private readonly versions: DataVersionService,
   ) {}
 
   /**
@@ -199,8 +197,7 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
         return ids.length;
       });
     }
-    // Cached list totals follow the data version, as after any write.
-    if (added > 0) await this.versions.bump();
+    // Each transaction that added occurrences bumped the data version with them (ChangeTracker).
     return added;
   }
 
