@@ -120,9 +120,9 @@ export class WebhookOutbox {
    * The deliveries of a write with several messages (an event create also
    * moves its terms' counts): when this process sends and they are few, one
    * more read in the transaction finds their IDs (multi-row INSERTs do not
-   * give them), so the sender takes them at commit with an UPDATE each
-   * instead of a claim transaction that finds and reads them again (five
-   * statements or more). Otherwise the sender looks for them after COMMIT.
+   * give them), so the sender takes them at commit with one UPDATE instead
+   * of a claim transaction that finds and reads them again (five statements
+   * or more). Otherwise the sender looks for them after COMMIT.
    */
   private async handOver(
     manager: EntityManager,
