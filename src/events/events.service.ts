@@ -497,8 +497,11 @@ export class EventsService {
     return record;
   }
 
-  /** A write's answer and ETag, from one read at the end of its transaction (writeAnswer). */
-  /** `links`: the event's link rows when the write knows them all (it created them). */
+  /**
+   * A write's answer and ETag, from one read at the end of its transaction
+   * (writeAnswer); `links`: the event's link rows when the write knows them
+   * all (it created them).
+   */
   private async written(
     manager: EntityManager,
     id: number,
