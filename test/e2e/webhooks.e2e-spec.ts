@@ -608,62 +608,91 @@ describe('webhooks', () => {
       for (const entry of entries) expect(claimed).not.toContain(entry.id);
     });
 
-    it('does not send a delivery that another sender leased between its commit and the take', async () => {
-      const { id, secret } = await register('/raced', { events: ['tag.created'] });
-      const insert = async (sql: string, params: unknown[]) => {
-        await ctx.t.dataSource.query(sql, params);
-        const [row] = await ctx.t.dataSource.query('SELECT MAX(id) AS id FROM webhook_deliveries');
-        return Number(row.id);
-      };
-      const body = JSON.stringify({
-        type: 'tag.created',
-        timestamp: new Date().toISOString(),
-        data: {},
-      });
-      await ctx.t.dataSource.query(
-        "INSERT INTO webhook_messages (message_id, type, body, created_ms) VALUES ('msg_raced', 'tag.created', ?, ?)",
-        [body, Date.now()],
-      );
-      const [{ id: messageRowId }] = await ctx.t.dataSource.query(
-        "SELECT id FROM webhook_messages WHERE message_id = 'msg_raced'",
-      );
-      const delivery = (lease: [string, number] | [null, null]) =>
-        insert(
-          'INSERT INTO webhook_deliveries (endpoint_id, message_id, status, attempts, forced, ' +
-            "next_attempt_ms, created_ms, lease_owner, lease_until_ms) VALUES (?, ?, 'pending', 0, 0, ?, ?, ?, ?)",
-          [id, messageRowId, Date.now(), Date.now(), ...lease],
-        );
-      const leasedElsewhere = await delivery(['elsewhere:1:cafe', Date.now() + 60_000]);
-      const free = await delivery([null, null]);
-
-      const sender = ctx.t.app.get(WebhookSender) as unknown as {
-        take(rows: unknown[]): Promise<void>;
-      };
-      const row = (deliveryId: number) => ({
-        id: deliveryId,
-        attempts: 0,
-        forced: false,
-        endpoint_id: id,
-        message_id: 'msg_raced',
-        body,
-        url: ctx.receiver.url('/raced'),
-        secret,
-        consecutive_failures: 0,
-      });
-      await sender.take([row(leasedElsewhere), row(free)]);
-      await ctx.receiver.waitFor('/raced', 1);
-      await sleep(300);
-      expect(ctx.receiver.on('/raced')).toHaveLength(1);
-      const rows: Array<{ id: number | string; lease_owner: string | null; status: string }> =
+    // The take leases both with one UPDATE; its rows are told apart from the other lease by the
+    // lease's end, which is unique within this process: also against this sender's own poll.
+    it.each([
+      ['another sender', () => 'elsewhere:1:cafe'],
+      [
+        "this sender's own poll",
+        () => (ctx.t.app.get(WebhookSender) as unknown as { owner: string }).owner,
+      ],
+    ])(
+      'does not send a delivery that %s leased between its commit and the take',
+      async (_who, leaseOwner) => {
+        const owner = leaseOwner();
+        const path = `/raced-${owner === 'elsewhere:1:cafe' ? 'elsewhere' : 'own'}`;
+        const messageId = `msg_${path.slice(1)}`;
+        const { id, secret } = await register(path, { events: ['tag.created'] });
+        const insert = async (sql: string, params: unknown[]) => {
+          await ctx.t.dataSource.query(sql, params);
+          const [row] = await ctx.t.dataSource.query(
+            'SELECT MAX(id) AS id FROM webhook_deliveries',
+          );
+          return Number(row.id);
+        };
+        const body = JSON.stringify({
+          type: 'tag.created',
+          timestamp: new Date().toISOString(),
+          data: {},
+        });
         await ctx.t.dataSource.query(
-          'SELECT id, lease_owner, status FROM webhook_deliveries WHERE message_id = ? ORDER BY id',
+          "INSERT INTO webhook_messages (message_id, type, body, created_ms) VALUES (?, 'tag.created', ?, ?)",
+          [messageId, body, Date.now()],
+        );
+        const [{ id: messageRowId }] = await ctx.t.dataSource.query(
+          'SELECT id FROM webhook_messages WHERE message_id = ?',
+          [messageId],
+        );
+        const delivery = (lease: [string, number] | [null, null]) =>
+          insert(
+            'INSERT INTO webhook_deliveries (endpoint_id, message_id, status, attempts, forced, ' +
+              "next_attempt_ms, created_ms, lease_owner, lease_until_ms) VALUES (?, ?, 'pending', 0, 0, ?, ?, ?, ?)",
+            [id, messageRowId, Date.now(), Date.now(), ...lease],
+          );
+        const leaseEnd = Date.now() + 60_000;
+        const leasedBefore = await delivery([owner, leaseEnd]);
+        const free = await delivery([null, null]);
+
+        const sender = ctx.t.app.get(WebhookSender) as unknown as {
+          take(rows: unknown[]): Promise<void>;
+        };
+        const row = (deliveryId: number) => ({
+          id: deliveryId,
+          attempts: 0,
+          forced: false,
+          endpoint_id: id,
+          message_id: messageId,
+          body,
+          url: ctx.receiver.url(path),
+          secret,
+          consecutive_failures: 0,
+        });
+        await sender.take([row(leasedBefore), row(free)]);
+        await ctx.receiver.waitFor(path, 1);
+        await sleep(300);
+        expect(ctx.receiver.on(path)).toHaveLength(1);
+        const rows: Array<{
+          id: number | string;
+          lease_owner: string | null;
+          lease_until_ms: number | string | null;
+          status: string;
+        }> = await ctx.t.dataSource.query(
+          'SELECT id, lease_owner, lease_until_ms, status FROM webhook_deliveries WHERE message_id = ? ORDER BY id',
           [messageRowId],
         );
-      expect(rows.map((r) => [Number(r.id), r.lease_owner, r.status])).toEqual([
-        [leasedElsewhere, 'elsewhere:1:cafe', 'pending'],
-        [free, null, 'delivered'],
-      ]);
-    });
+        expect(
+          rows.map((r) => [
+            Number(r.id),
+            r.lease_owner,
+            r.lease_until_ms && Number(r.lease_until_ms),
+            r.status,
+          ]),
+        ).toEqual([
+          [leasedBefore, owner, leaseEnd, 'pending'],
+          [free, null, null, 'delivered'],
+        ]);
+      },
+    );
 
     it('leaves a delivery to the poll when taking it at commit fails (database away for a moment)', async () => {
       const sender = ctx.t.app.get(WebhookSender) as unknown as {
