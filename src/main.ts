@@ -1,3 +1,5 @@
+// First: V8 settings before any other module allocates (src/v8-flags.ts).
+import './v8-flags';
 import 'reflect-metadata';
 import { INestApplication, Logger } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
