@@ -25,6 +25,7 @@ import {
   FEED_COLUMNS,
   FeedLinks,
   feedLinks,
+  feedLinkRows,
   FeedRow,
   feedRow,
   joinFeedTexts,
@@ -45,6 +46,9 @@ import { zoneBlock } from './ical-zones';
 /** Events read and written per step: memory holds one batch, whatever the feed's size. */
 const BATCH_SIZE = 500;
 
+/** VEVENTs written between two turns of the event loop (see writeBatch). */
+const WRITE_SLICE = 100;
+
 /** Feeds (filters) whose VTIMEZONEs are kept while the data version holds (a few kB each). */
 const ZONE_CACHE_ENTRIES = 200;
 
@@ -59,6 +63,12 @@ const MAX_WINDOW_YEARS = 10;
 interface Cursor {
   id: number;
   startAt: number;
+}
+
+/** One keyset page of a feed: its event IDs in list order, and where the next page starts (none after the last). */
+interface IdPage {
+  ids: number[];
+  after?: Cursor;
 }
 
 /** A feed's series decided so far: true when written (once, at its first match), false when not visible. */
@@ -76,14 +86,12 @@ interface SeriesPart {
 
 /**
  * A batch as read: its rows in list order (a series in place of its first
- * match), the linked records of its plain events, and where the next batch
- * starts (none after the last).
+ * match), and the linked records of its plain events.
  */
 interface ReadBatch {
   pieces: Array<FeedRow | SeriesPart>;
   plain: FeedRow[];
   links?: FeedLinks;
-  after?: Cursor;
 }
 
 /** A feed whose filters are checked and whose validator is known, ready to stream. */
@@ -162,19 +170,38 @@ export class IcalService {
     yield await this.zonesOf(prepared);
     const lean = this.leanContext(prepared, ctx);
     const seen: SeriesSeen = new Map();
-    let next: Promise<ReadBatch> | undefined = handled(
-      this.readBatch(prepared, lean, seen, undefined),
-    );
-    while (next) {
-      const read: ReadBatch = await next;
+    const nextPage = this.pagesAhead(prepared);
+    const readNext = async (): Promise<ReadBatch | undefined> => {
+      const page = await nextPage();
+      return page && this.readBatch(prepared, lean, seen, page);
+    };
+    let next: Promise<ReadBatch | undefined> = handled(readNext());
+    for (;;) {
+      const read = await next;
+      if (!read) break;
       // The next batch is read while this one is written: the database works beside the writer.
-      next = read.after ? handled(this.readBatch(prepared, lean, seen, read.after)) : undefined;
-      // Let the read go out first (its query is sent from a callback, after this code would run).
-      if (next) await nextTurn();
-      const bytes = this.writeBatch(read, lean);
+      next = handled(readNext());
+      // Let the reads go out first (their queries are sent from callbacks, after this code would run).
+      await nextTurn();
+      const bytes = await this.writeBatch(read, lean);
       if (bytes) yield bytes;
     }
     yield 'END:VCALENDAR\r\n';
+  }
+
+  /**
+   * The feed's keyset pages of IDs, one read ahead: each call answers the
+   * page read last and starts reading the one after it (index only, a
+   * millisecond or two), so a batch's rows and links go out at once.
+   */
+  private pagesAhead(prepared: PreparedFeed): () => Promise<IdPage | undefined> {
+    let next: Promise<IdPage> | undefined = handled(this.idPage(prepared, undefined));
+    return async () => {
+      if (!next) return undefined;
+      const page = await next;
+      next = page.after ? handled(this.idPage(prepared, page.after)) : undefined;
+      return page.ids.length > 0 ? page : undefined;
+    };
   }
 
   /**
@@ -226,7 +253,6 @@ export class IcalService {
   /** What writing a feed's VEVENTs needs beside the rows; one per feed (its linked-record cache). */
   private leanContext(prepared: PreparedFeed, ctx: RequestContext): LeanContext {
     return {
-      manager: this.dataSource.manager,
       records: this.records,
       ctx,
       siteUrl: this.config.publicSiteUrl,
@@ -237,19 +263,24 @@ export class IcalService {
   }
 
   /**
-   * One keyset batch after `after` (start, then ID; by ID with `include`)
-   * with what its VEVENTs are written from. A series (docs/api.md §14) is
-   * written once, where the first of its events matches: its own VEVENT
-   * with the rule, then its detached occurrences; its other matches are skipped.
+   * One keyset page's events with what their VEVENTs are written from: the
+   * rows and their link rows read side by side. A series (docs/api.md §14)
+   * is written once, where the first of its events matches: its own VEVENT
+   * with the rule, then its detached occurrences; its other matches are
+   * skipped. Batches are read one after another (each starts when the one
+   * before it was answered), so the series seen so far are known.
    */
   private async readBatch(
     prepared: PreparedFeed,
     lean: LeanContext,
     seen: SeriesSeen,
-    after: Cursor | undefined,
+    page: IdPage,
   ): Promise<ReadBatch> {
-    const rows = await this.feedRows(prepared, lean.ctx, after);
-    if (rows.length === 0) return { pieces: [], plain: [] };
+    const manager = this.dataSource.manager;
+    const [rows, linkRows] = await Promise.all([
+      this.feedRows(page.ids, lean.ctx),
+      feedLinkRows(manager, page.ids),
+    ]);
     const newSeries = [
       ...new Set(rows.flatMap((row) => (row.seriesId === null ? [] : [row.seriesId]))),
     ].filter((id) => !seen.has(id));
@@ -275,69 +306,85 @@ export class IcalService {
       }
     }
     const plain = pieces.filter((piece): piece is FeedRow => 'timezone' in piece);
-    const last = rows[rows.length - 1];
     return {
       pieces,
       plain,
-      links: plain.length > 0 ? await feedLinks(plain, lean) : undefined,
-      after:
-        rows.length < this.batchSize
-          ? undefined
-          : { id: Number(last.id), startAt: Number(last.startAt) },
+      links: plain.length > 0 ? await feedLinks(plain, linkRows, lean) : undefined,
     };
   }
 
   /**
-   * The rows of one keyset batch: a page of IDs over the listing index
-   * (index only), joined to the event columns and texts a VEVENT needs.
-   * Selected in one query with the page, MariaDB chose a `ref` on the
-   * status prefix of the index instead of the range, reading the window
-   * from its start at every batch (quadratic in the feed's size).
+   * The IDs of one keyset page after `after` (start, then ID; by ID with
+   * `include`), over the listing index (index only), with where the next
+   * page starts. Written out, not as a row constructor: MariaDB ranges over
+   * the index only this way.
    */
-  private async feedRows(
-    prepared: PreparedFeed,
-    ctx: RequestContext,
-    after: Cursor | undefined,
-  ): Promise<FeedRow[]> {
+  private async idPage(prepared: PreparedFeed, after: Cursor | undefined): Promise<IdPage> {
     const byId = prepared.filters.include !== undefined;
     const { window } = prepared.filters;
     // The window starts at the cursor: SQLite ranges over the index from the first lower bound
-    // on start_at it is given, so with the window's own bound every batch would rescan the
+    // on start_at it is given, so with the window's own bound every page would rescan the
     // window from its start (quadratic in the feed's size).
     const filters =
       after && !byId && (window.startMin === undefined || window.startMin < after.startAt)
         ? { ...prepared.filters, window: { ...window, startMin: after.startAt } }
         : prepared.filters;
-    const manager = this.dataSource.manager;
-    const page = orderEvents(eventListQuery(manager, filters).select('e.id', 'id'), byId).limit(
-      this.batchSize,
-    );
+    const page = orderEvents(
+      eventListQuery(this.dataSource.manager, filters)
+        .select('e.id', 'id')
+        .addSelect('e.startAt', 'startAt'),
+      byId,
+    ).limit(this.batchSize);
     if (after && byId) page.andWhere('e.id > :afterId', { afterId: after.id });
     if (after && !byId) {
-      // Written out, not as a row constructor: MariaDB ranges over the index only this way.
       page.andWhere('e.startAt >= :afterStart AND (e.startAt > :afterStart OR e.id > :afterId)', {
         afterStart: after.startAt,
         afterId: after.id,
       });
     }
-    const qb = manager
-      .createQueryBuilder(Event, 'e')
-      .select([])
-      .innerJoin(`(${page.getQuery()})`, 'k', 'k.id = e.id')
-      .setParameters(page.getParameters());
-    for (const [column, alias] of FEED_COLUMNS) qb.addSelect(column, alias);
-    joinFeedTexts(qb, ctx.language);
-    return (await orderEvents(qb, byId).getRawMany<Record<string, string | number | null>>()).map(
-      feedRow,
-    );
+    const keys = await page.getRawMany<{ id: number | string; startAt: number | string }>();
+    const last = keys[keys.length - 1];
+    return {
+      ids: keys.map((key) => Number(key.id)),
+      after:
+        keys.length < this.batchSize
+          ? undefined
+          : { id: Number(last.id), startAt: Number(last.startAt) },
+    };
   }
 
-  /** A batch's VEVENTs (and series) as one Buffer, in list order; undefined when it has none. */
-  private writeBatch(read: ReadBatch, lean: LeanContext): Buffer | undefined {
+  /** The columns and shown texts a VEVENT needs of these events, in the order of `ids`. */
+  private async feedRows(ids: number[], ctx: RequestContext): Promise<FeedRow[]> {
+    const qb = this.dataSource.manager
+      .createQueryBuilder(Event, 'e')
+      .select([])
+      .where('e.id IN (:...feedIds)', { feedIds: ids });
+    for (const [column, alias] of FEED_COLUMNS) qb.addSelect(column, alias);
+    joinFeedTexts(qb, ctx.language);
+    const byId = new Map(
+      (await qb.getRawMany<Record<string, string | number | null>>()).map((raw) => {
+        const row = feedRow(raw);
+        return [row.id, row];
+      }),
+    );
+    // An event deleted since its page was read is left out.
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /**
+   * A batch's VEVENTs (and series) as one Buffer, in list order; undefined
+   * when it has none. Written in slices with a turn of the event loop
+   * between them, so the next batch's reads go on meanwhile: each of their
+   * steps (a pooled connection, the query, its rows) waits for a turn, and a
+   * batch written in one go held them up by its whole writing time.
+   */
+  private async writeBatch(read: ReadBatch, lean: LeanContext): Promise<Buffer | undefined> {
     const written = read.links ? leanVevents(read.plain, read.links, lean) : [];
     const partsOf = new Map(written.map((parts) => [parts.uid, parts]));
     const chunk = new TextChunk(this.lastBatchBytes);
+    let count = 0;
     for (const piece of read.pieces) {
+      if (++count % WRITE_SLICE === 0) await nextTurn();
       if (!('timezone' in piece)) {
         chunk.append(this.seriesText(piece));
         continue;
