@@ -303,7 +303,9 @@ export async function cachedRecords<R extends object>(
   load: (ids: number[]) => Promise<Map<number, R>>,
 ): Promise<Map<number, R>> {
   if (!cache || !store) return load(ids);
-  const missing = [...new Set(ids)].filter((id) => !store.has(id));
+  // Once per ID: a feed batch links ~2,500 terms, of a few dozen.
+  const unique = [...new Set(ids)];
+  const missing = unique.filter((id) => !store.has(id));
   const generation = cache.currentGeneration;
   const loaded = missing.length > 0 ? await load(missing) : new Map<number, R>();
   if (cache.currentGeneration === generation) {
@@ -311,7 +313,7 @@ export async function cachedRecords<R extends object>(
     for (const [id, record] of loaded) store.set(id, cache.shared ? deepFreeze(record) : record);
   }
   const records = new Map<number, R>();
-  for (const id of ids) {
+  for (const id of unique) {
     const record = store.get(id) ?? loaded.get(id);
     if (record) records.set(id, record);
   }
