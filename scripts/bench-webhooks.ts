@@ -17,11 +17,17 @@
  * 3. delivery rate of a burst: daily series of ~730 occurrences each, one
  *    message per occurrence, from the first commit to the last arrival.
  *
- *   npm run bench:webhooks -- [--database-url mysql://…/calendar_bench_hooks] [--creates 600] [--rounds 3] [--warmup 400] [--connections 4] [--series 3] [--separate-sender] [--no-pin] [--profile DIR]
+ *   npm run bench:webhooks -- [--database-url mysql://…/calendar_bench_hooks] [--creates 600] [--rounds 3] [--warmup 400] [--connections 4] [--series 3] [--separate-sender] [--sender-after] [--no-pin] [--profile DIR]
  *
  * With --separate-sender the measured service only writes the outbox and a
  * second instance (on core 1, with the clients) sends it; commit → delivery
  * then includes that instance's poll interval (it is not woken by commits).
+ * With --sender-after (implies --separate-sender) that instance runs only
+ * between the phases: it starts once a phase's creates are in and stops when
+ * their messages arrived, so the creates pay for the outbox alone, as with
+ * senders on other machines than the writers (on this machine a sender
+ * running beside them takes the core the clients and the database share).
+ * Commit → delivery then measures the wait for the phase's end: not reported.
  *
  * Without --database-url it runs on a fresh SQLite file. A MySQL database
  * whose name does not contain "bench" is refused (the script empties it).
@@ -34,7 +40,14 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
 import { DateTime } from 'luxon';
-import { hasTaskset, pinSelf, serviceReady, startServer, stopAll } from './bench/processes';
+import {
+  hasTaskset,
+  pinSelf,
+  serviceReady,
+  startServer,
+  stopAll,
+  stopServer,
+} from './bench/processes';
 import { cpuSeconds, ensureBuilt, freePort } from './shared/process-tools';
 
 const ROOT = resolve(__dirname, '..');
@@ -58,6 +71,8 @@ async function main(): Promise<void> {
        * of the outbox alone, as in a deployment with a sending instance.
        */
       'separate-sender': { type: 'boolean', default: false },
+      /** With --separate-sender: the sending instance runs only between the phases (see above). */
+      'sender-after': { type: 'boolean', default: false },
       /** Writes a V8 CPU profile of the service into this folder (node --cpu-prof). */
       profile: { type: 'string' },
     },
@@ -73,7 +88,8 @@ async function main(): Promise<void> {
   const pin = !values['no-pin'] && hasTaskset();
   if (pin) pinSelf(1);
   const workDir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
-  const separate = values['separate-sender'];
+  const senderAfter = values['sender-after'];
+  const separate = values['separate-sender'] || senderAfter;
   if (separate && !databaseUrl) throw new Error('--separate-sender needs --database-url (MySQL)');
   const serviceEnv = (port: number, worker: boolean) => ({
     PATH: process.env.PATH ?? '',
@@ -101,9 +117,9 @@ async function main(): Promise<void> {
     logFile: join(workDir, 'service.log'),
     ready: serviceReady,
   });
-  if (separate) {
+  const startSender = async () => {
     const senderPort = await freePort();
-    await startServer({
+    return startServer({
       name: 'sender',
       port: senderPort,
       args: [entry],
@@ -112,7 +128,8 @@ async function main(): Promise<void> {
       logFile: join(workDir, 'sender.log'),
       ready: serviceReady,
     });
-  }
+  };
+  if (separate && !senderAfter) await startSender();
   const base = `http://127.0.0.1:${port}/calendar/events/v1`;
   const token = await new SignJWT({ role: 'administrator' })
     .setProtectedHeader({ alg: 'HS256' })
@@ -225,7 +242,9 @@ async function main(): Promise<void> {
     else await call('PATCH', `/webhooks/${endpoint}`, { enabled: true });
     const cpuBefore = cpu();
     const measured = await phase();
+    const sender = senderAfter ? await startSender() : undefined;
     await waitDelivered(await countDeliveries(endpoint));
+    await stopServer(sender);
     // Until the last of their messages was delivered: the creates' whole cost with the outbox.
     withs.push({
       ...measured,
@@ -247,7 +266,8 @@ async function main(): Promise<void> {
   const sorted = [...latencies].sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
-  // Burst: daily series, ~730 occurrences each.
+  // Burst: daily series, ~730 occurrences each (with --sender-after, the sender runs from here on).
+  if (senderAfter) await startSender();
   const burstFrom = arrivals.length;
   const burstStarted = Date.now();
   for (let i = 0; i < Number(values.series); i++) {
@@ -269,7 +289,7 @@ async function main(): Promise<void> {
   await status?.end();
   receiver.close();
   console.log(
-    `engine: ${databaseUrl ? 'mysql' : 'sqlite'}; service ${pin ? 'pinned to core 0, clients and receiver on core 1' : 'not pinned'}; ${separate ? 'its sender off, a second instance sends (core 1)' : 'its own sender on'}; ${creates} event creates per phase over ${connections} connections; load average ${loadavg()
+    `engine: ${databaseUrl ? 'mysql' : 'sqlite'}; service ${pin ? 'pinned to core 0, clients and receiver on core 1' : 'not pinned'}; ${senderAfter ? 'its sender off, a second instance sends between the phases (core 1)' : separate ? 'its sender off, a second instance sends (core 1)' : 'its own sender on'}; ${creates} event creates per phase over ${connections} connections; load average ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   );
@@ -295,9 +315,10 @@ async function main(): Promise<void> {
   console.log(
     `| statements per create without / with the endpoint, until all delivered (global count: alone on the server; last phases) | ${statementsWithout.toFixed(1)} / ${withs[withs.length - 1].statements.toFixed(1)} |`,
   );
-  console.log(
-    `| commit → delivery under that load (${sorted.length} messages) | p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${sorted[sorted.length - 1]} ms |`,
-  );
+  if (!senderAfter)
+    console.log(
+      `| commit → delivery under that load (${sorted.length} messages) | p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${sorted[sorted.length - 1]} ms |`,
+    );
   if (burst > 0)
     console.log(
       `| burst: ${values.series} daily series written in ${burstWritten} ms, ${burst} messages delivered | ${(burst / burstSeconds).toFixed(0)} messages/s (first commit → last arrival ${burstSeconds.toFixed(2)} s) |`,
