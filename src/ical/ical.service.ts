@@ -25,7 +25,6 @@ import {
   FEED_COLUMNS,
   FeedLinks,
   feedLinks,
-  feedLinkRows,
   FeedRow,
   feedRow,
   joinFeedTexts,
@@ -276,10 +275,9 @@ export class IcalService {
     seen: SeriesSeen,
     page: IdPage,
   ): Promise<ReadBatch> {
-    const manager = this.dataSource.manager;
     const [rows, linkRows] = await Promise.all([
       this.feedRows(page.ids, lean.ctx),
-      feedLinkRows(manager, page.ids),
+      this.records.linkRows(page.ids),
     ]);
     const newSeries = [
       ...new Set(rows.flatMap((row) => (row.seriesId === null ? [] : [row.seriesId]))),
