@@ -334,6 +334,36 @@ describe('filtered feeds hold exactly what the JSON list holds', () => {
     expect((await calendar(`/events.ics?${window}&per_page=5&page=3`)).uids).toHaveLength(64);
   });
 
+  it('leaves out an event deleted between its page of IDs and its rows', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const created = await api
+        .create({ title: `E${i}`, start_date: dayAt(1 + i), end_date: dayAt(1 + i) })
+        .expect(201);
+      ids.push(created.body.id as number);
+    }
+    const ical = t.app.get(IcalService);
+    ical.batchSize = 2;
+    type Page = { ids: number[] };
+    const pages = ical as unknown as { idPage: (...args: unknown[]) => Promise<Page> };
+    const idPage = pages.idPage.bind(ical);
+    // The second event's page is read, then the event is deleted before its rows are.
+    const spy = jest.spyOn(pages, 'idPage').mockImplementation(async (...args) => {
+      const page = await idPage(...args);
+      if (page.ids.includes(ids[1])) {
+        await api.remove(`/events/${ids[1]}?force=true`, 'editor').expect(200);
+      }
+      return page;
+    });
+    try {
+      const cal = await calendar('/events.ics');
+      expect(cal.uids).toEqual([ids[0], ...ids.slice(2)].map(uid));
+      expect(spy).toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('stops reading the database when the client goes away mid-stream', async () => {
     for (let i = 0; i < 30; i++) {
       await api.create({ title: `E${i}`, start_date: dayAt(1), end_date: dayAt(1) }).expect(201);
