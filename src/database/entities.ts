@@ -13,7 +13,6 @@ import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
 import { Venue } from '../venues/entities/venue.entity';
 import { WebhookDelivery } from '../webhooks/entities/webhook-delivery.entity';
 import { WebhookEndpoint } from '../webhooks/entities/webhook-endpoint.entity';
-import { WebhookMessage } from '../webhooks/entities/webhook-message.entity';
 
 /** Every entity, listed explicitly (no globs: the same list works in ts-node, jest and dist). */
 export const ENTITIES = [
@@ -29,7 +28,6 @@ export const ENTITIES = [
   EventOrganizer,
   EventTerm,
   WebhookEndpoint,
-  WebhookMessage,
   WebhookDelivery,
   Change,
   IdempotencyKey,

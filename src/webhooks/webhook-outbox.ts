@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { insertedId } from '../database/entity-rows';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
-import { WebhookMessage } from './entities/webhook-message.entity';
 import { subscribes } from './message-types';
 import { ClaimedRow, WebhookSender } from './webhook-sender.service';
 
@@ -22,15 +21,21 @@ export interface Subscriber {
   consecutiveFailures: number;
 }
 
-/** Messages per INSERT, and the most body bytes one INSERT carries (MySQL's packet limit). */
+/** Deliveries per INSERT, and the most body bytes one INSERT carries (MySQL's packet limit). */
 const ROWS_PER_INSERT = 500;
 const BYTES_PER_INSERT = 4 * 1024 * 1024;
 
 /** A message as stored: its `webhook-id`, type and body. */
 interface StoredMessage {
-  messageId: string;
+  webhookId: string;
   type: string;
   body: string;
+}
+
+/** One delivery row: a message to an endpoint. */
+interface DeliveryRow {
+  endpoint: Subscriber;
+  message: StoredMessage;
 }
 
 /** Deliveries of one write handed to this process's sender at commit; more are left to its claims. */
@@ -43,9 +48,10 @@ export function newMessageId(): string {
 
 /**
  * The transactional outbox (docs/api.md §15): messages are stored in the
- * transaction of the change they announce, with one pending delivery per
- * endpoint that wants them, so a committed change is always announced (even if
- * the process dies right after the commit) and a rolled-back one never is.
+ * transaction of the change they announce, as one pending delivery row per
+ * endpoint that wants them (the row carries the message), so a committed
+ * change is always announced (even if the process dies right after the
+ * commit) and a rolled-back one never is.
  */
 @Injectable()
 export class WebhookOutbox {
@@ -70,10 +76,11 @@ export class WebhookOutbox {
   }
 
   /**
-   * Stores the messages, each with a pending delivery for every endpoint of
-   * `to` that subscribes to its type (all of them when `forced`: a ping).
-   * A few multi-row statements whatever the number of messages. The sender is
-   * woken when the transaction commits. Returns the messages' `webhook-id`s.
+   * Stores the messages as a pending delivery for every endpoint of `to` that
+   * subscribes to its type (all of them when `forced`: a ping): one INSERT
+   * per ROWS_PER_INSERT deliveries, whatever the number of messages and
+   * endpoints. The sender is woken when the transaction commits. Returns the
+   * messages' `webhook-id`s.
    */
   async store(
     manager: EntityManager,
@@ -83,112 +90,61 @@ export class WebhookOutbox {
   ): Promise<string[]> {
     const now = Date.now();
     const timestamp = new Date(now).toISOString();
-    const rows = messages.map(({ type, data }) => ({
-      messageId: newMessageId(),
+    const stored = messages.map(({ type, data }) => ({
+      webhookId: newMessageId(),
       type,
       body: JSON.stringify({ type, timestamp, data }),
     }));
-    if (rows.length === 1) return [await this.storeOne(manager, rows[0], to, forced, now)];
-    let deliveries = 0;
-    for (const chunk of chunks(rows)) {
-      await manager.query(
-        `INSERT INTO webhook_messages (message_id, type, body, created_ms) VALUES ${chunk
-          .map(() => '(?, ?, ?, ?)')
-          .join(', ')}`,
-        chunk.flatMap((row) => [row.messageId, row.type, row.body, now]),
-      );
-      // The deliveries take the new rows' IDs from the rows themselves: one statement per endpoint.
-      for (const endpoint of to) {
-        const mine = forced ? chunk : chunk.filter((row) => subscribes(endpoint.events, row.type));
-        if (mine.length === 0) continue;
-        await manager.query(
-          'INSERT INTO webhook_deliveries ' +
-            '(endpoint_id, message_id, status, attempts, forced, next_attempt_ms, created_ms) ' +
-            `SELECT ?, id, 'pending', 0, ?, ?, ? FROM webhook_messages WHERE message_id IN (${mine
-              .map(() => '?')
-              .join(', ')})`,
-          [endpoint.id, forced ? 1 : 0, now, now, ...mine.map((row) => row.messageId)],
-        );
-        deliveries += mine.length;
-      }
+    const rows = stored.flatMap((message) =>
+      to
+        .filter((endpoint) => forced || subscribes(endpoint.events, message.type))
+        .map((endpoint): DeliveryRow => ({ endpoint, message })),
+    );
+    if (rows.length === 1) {
+      // A single-row INSERT gives back the row's ID: this process's sender takes it at commit.
+      const [row] = rows;
+      const id = insertedId(await insertDeliveries(manager, rows, forced, now));
+      this.sender.takeAfterCommit(manager, [handed(id, row, forced)]);
+    } else if (rows.length > 1) {
+      for (const chunk of chunks(rows)) await insertDeliveries(manager, chunk, forced, now);
+      await this.handOver(manager, stored, rows, forced);
     }
-    if (deliveries > 0) await this.handOver(manager, rows, to, forced, deliveries);
-    return rows.map((row) => row.messageId);
+    return stored.map((message) => message.webhookId);
   }
 
   /**
-   * The deliveries of a write with several messages (an event create also
-   * moves its terms' counts): when this process sends and they are few, one
-   * more read in the transaction finds their IDs (multi-row INSERTs do not
-   * give them), so the sender takes them at commit with one UPDATE instead
-   * of a claim transaction that finds and reads them again (five statements
-   * or more). Otherwise the sender looks for them after COMMIT.
+   * The deliveries of a write with several (an event create also moves its
+   * terms' counts): when this process sends and they are few, one more read
+   * in the transaction finds their IDs (multi-row INSERTs do not give them),
+   * so the sender takes them at commit with one UPDATE instead of a claim
+   * transaction that finds and reads them again (five statements or more).
+   * Otherwise the sender looks for them after COMMIT.
    */
   private async handOver(
     manager: EntityManager,
-    rows: StoredMessage[],
-    to: Subscriber[],
+    messages: StoredMessage[],
+    rows: DeliveryRow[],
     forced: boolean,
-    deliveries: number,
   ): Promise<void> {
-    if (!this.sender.sends || deliveries > HAND_OVER_MAX)
+    if (!this.sender.sends || rows.length > HAND_OVER_MAX)
       return this.sender.wakeAfterCommit(manager);
-    const stored: Array<{ id: number | string; endpoint_id: number | string; message_id: string }> =
+    const ids: Array<{ id: number | string; endpoint_id: number | string; webhook_id: string }> =
       await manager.query(
-        'SELECT d.id, d.endpoint_id, m.message_id FROM webhook_deliveries d ' +
-          'JOIN webhook_messages m ON m.id = d.message_id ' +
-          `WHERE m.message_id IN (${rows.map(() => '?').join(', ')})`,
-        rows.map((row) => row.messageId),
+        'SELECT id, endpoint_id, webhook_id FROM webhook_deliveries ' +
+          `WHERE webhook_id IN (${messages.map(() => '?').join(', ')})`,
+        messages.map((message) => message.webhookId),
       );
-    const messages = new Map(rows.map((row) => [row.messageId, row]));
-    const endpoints = new Map(to.map((endpoint) => [endpoint.id, endpoint]));
+    const rowOf = new Map(rows.map((row) => [`${row.endpoint.id} ${row.message.webhookId}`, row]));
     this.sender.takeAfterCommit(
       manager,
-      stored.map((delivery) =>
+      ids.map((found) =>
         handed(
-          Number(delivery.id),
-          endpoints.get(Number(delivery.endpoint_id)) as Subscriber,
-          messages.get(delivery.message_id) as StoredMessage,
+          Number(found.id),
+          rowOf.get(`${Number(found.endpoint_id)} ${found.webhook_id}`) as DeliveryRow,
           forced,
         ),
       ),
     );
-  }
-
-  /**
-   * One message, the common case (a single write, a ping): single-row INSERTs
-   * hand back the new rows' IDs, so this process's sender takes the
-   * deliveries at commit as they are, with one UPDATE instead of a claim
-   * transaction that looks them up again (WebhookSender.takeAfterCommit).
-   */
-  private async storeOne(
-    manager: EntityManager,
-    row: StoredMessage,
-    to: Subscriber[],
-    forced: boolean,
-    now: number,
-  ): Promise<string> {
-    const messageRowId = insertedId(
-      await manager.query(
-        'INSERT INTO webhook_messages (message_id, type, body, created_ms) VALUES (?, ?, ?, ?)',
-        [row.messageId, row.type, row.body, now],
-      ),
-    );
-    const deliveries: ClaimedRow[] = [];
-    for (const endpoint of to) {
-      if (!forced && !subscribes(endpoint.events, row.type)) continue;
-      const id = insertedId(
-        await manager.query(
-          'INSERT INTO webhook_deliveries ' +
-            '(endpoint_id, message_id, status, attempts, forced, next_attempt_ms, created_ms) ' +
-            "VALUES (?, ?, 'pending', 0, ?, ?, ?)",
-          [endpoint.id, messageRowId, forced ? 1 : 0, now, now],
-        ),
-      );
-      deliveries.push(handed(id, endpoint, row, forced));
-    }
-    if (deliveries.length > 0) this.sender.takeAfterCommit(manager, deliveries);
-    return row.messageId;
   }
 
   /** Queues one message to one endpoint, whatever it subscribes to and even if disabled. */
@@ -196,12 +152,34 @@ export class WebhookOutbox {
     manager: EntityManager,
     message: OutgoingMessage,
     to: Subscriber,
-  ): Promise<{ delivery: WebhookDelivery; message: WebhookMessage }> {
-    const [messageId] = await this.store(manager, [message], [to], true);
-    const stored = await manager.findOneByOrFail(WebhookMessage, { messageId });
-    const delivery = await manager.findOneByOrFail(WebhookDelivery, { messageId: stored.id });
-    return { delivery, message: stored };
+  ): Promise<WebhookDelivery> {
+    const [webhookId] = await this.store(manager, [message], [to], true);
+    return manager.findOneByOrFail(WebhookDelivery, { webhookId });
   }
+}
+
+/** One multi-row INSERT of deliveries with their messages. */
+function insertDeliveries(
+  manager: EntityManager,
+  rows: DeliveryRow[],
+  forced: boolean,
+  now: number,
+): Promise<unknown> {
+  return manager.query(
+    'INSERT INTO webhook_deliveries (endpoint_id, webhook_id, type, body, status, attempts, ' +
+      `forced, next_attempt_ms, created_ms) VALUES ${rows
+        .map(() => "(?, ?, ?, ?, 'pending', 0, ?, ?, ?)")
+        .join(', ')}`,
+    rows.flatMap(({ endpoint, message }) => [
+      endpoint.id,
+      message.webhookId,
+      message.type,
+      message.body,
+      forced ? 1 : 0,
+      now,
+      now,
+    ]),
+  );
 }
 
 async function readEndpoints(manager: EntityManager, lock: boolean): Promise<Subscriber[]> {
@@ -225,18 +203,13 @@ async function readEndpoints(manager: EntityManager, lock: boolean): Promise<Sub
 }
 
 /** A delivery this transaction wrote, as the sender takes it after COMMIT. */
-function handed(
-  id: number,
-  endpoint: Subscriber,
-  message: StoredMessage,
-  forced: boolean,
-): ClaimedRow {
+function handed(id: number, { endpoint, message }: DeliveryRow, forced: boolean): ClaimedRow {
   return {
     id,
     attempts: 0,
     forced,
     endpoint_id: endpoint.id,
-    message_id: message.messageId,
+    webhook_id: message.webhookId,
     body: message.body,
     url: endpoint.url,
     secret: endpoint.secret,
@@ -244,21 +217,19 @@ function handed(
   };
 }
 
-/** Rows in groups small enough for one statement. */
-function* chunks<T extends { body: string }>(rows: T[]): Generator<T[]> {
-  let chunk: T[] = [];
+/** Deliveries in groups small enough for one statement. */
+function* chunks(rows: DeliveryRow[]): Generator<DeliveryRow[]> {
+  let chunk: DeliveryRow[] = [];
   let bytes = 0;
   for (const row of rows) {
-    if (
-      chunk.length > 0 &&
-      (chunk.length >= ROWS_PER_INSERT || bytes + Buffer.byteLength(row.body) > BYTES_PER_INSERT)
-    ) {
+    const size = Buffer.byteLength(row.message.body);
+    if (chunk.length > 0 && (chunk.length >= ROWS_PER_INSERT || bytes + size > BYTES_PER_INSERT)) {
       yield chunk;
       chunk = [];
       bytes = 0;
     }
     chunk.push(row);
-    bytes += Buffer.byteLength(row.body);
+    bytes += size;
   }
   if (chunk.length > 0) yield chunk;
 }

@@ -18,12 +18,12 @@ const BATCH = 500;
 const MAX_BATCHES = 200;
 
 /**
- * Forgets finished webhook deliveries (delivered or failed, last attempted
- * more than WEBHOOK_RETENTION_DAYS ago) and then messages of that age that no
- * delivery refers to any more (docs/webhooks.md), hourly on every instance.
- * Pending deliveries and their messages are never touched. Safe with several
- * instances: each batch re-checks its conditions in the DELETE, so deleting
- * a row twice, or a row a manual retry made pending again, cannot happen.
+ * Forgets finished webhook deliveries with their messages (delivered or
+ * failed, last attempted more than WEBHOOK_RETENTION_DAYS ago;
+ * docs/webhooks.md), hourly on every instance. Pending deliveries are never
+ * touched. Safe with several instances: each batch re-checks its conditions
+ * in the DELETE, so deleting a row twice, or a row a manual retry made
+ * pending again, cannot happen.
  */
 @Injectable()
 export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -46,66 +46,41 @@ export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicati
     return this.task.stop();
   }
 
-  /** Deletes what is older than the retention at `now` (ms); returns the counts. */
-  async purge(now = Date.now()): Promise<{ deliveries: number; messages: number }> {
+  /** Deletes what is older than the retention at `now` (ms); returns the count. */
+  async purge(now = Date.now()): Promise<{ deliveries: number }> {
     const cutoff = now - this.config.webhooks.retentionDays * 86_400_000;
-    const deliveries = await this.inBatches(
-      'webhook_deliveries',
-      'SELECT id FROM webhook_deliveries WHERE status = ? AND last_attempt_ms < ? LIMIT ?',
-      (status) => [status, cutoff],
-      ['delivered', 'failed'],
-      [
-        ["status IN ('delivered', 'failed')", {}],
-        ['last_attempt_ms < :cutoff', { cutoff }],
-      ],
-    );
-    const messages = await this.inBatches(
-      'webhook_messages',
-      'SELECT m.id FROM webhook_messages m WHERE m.created_ms < ? ' +
-        'AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = m.id) LIMIT ?',
-      () => [cutoff],
-      [''],
-      [
-        [
-          'NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = webhook_messages.id)',
-          {},
-        ],
-      ],
-    );
-    return { deliveries, messages };
+    let deliveries = 0;
+    for (const status of ['delivered', 'failed']) {
+      deliveries += await this.purgeFinished(status, cutoff);
+    }
+    return { deliveries };
   }
 
   /**
-   * Finds up to BATCH IDs per pass (per `key`) and deletes them in one short
-   * transaction each, re-checking `conditions`; counts the rows it deleted.
+   * Finds up to BATCH IDs per pass and deletes them in one short transaction
+   * each, re-checking the conditions; counts the rows it deleted.
    */
-  private async inBatches(
-    table: string,
-    find: string,
-    findParams: (key: string) => unknown[],
-    keys: string[],
-    conditions: Array<[string, Record<string, unknown>]>,
-  ): Promise<number> {
+  private async purgeFinished(status: string, cutoff: number): Promise<number> {
     let total = 0;
-    for (const key of keys) {
-      for (let batch = 0; batch < MAX_BATCHES; batch++) {
-        const rows = (await this.dataSource.query(find, [...findParams(key), BATCH])) as Array<{
-          id: number | string;
-        }>;
-        if (rows.length === 0) break;
-        const ids = rows.map((row) => Number(row.id));
-        const result = await writeTransaction(this.dataSource, (manager) => {
-          const query = manager
-            .createQueryBuilder()
-            .delete()
-            .from(table)
-            .where('id IN (:...ids)', { ids });
-          for (const [condition, params] of conditions) query.andWhere(condition, params);
-          return query.execute();
-        });
-        total += result.affected ?? 0;
-        if (rows.length < BATCH) break;
-      }
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const rows = (await this.dataSource.query(
+        'SELECT id FROM webhook_deliveries WHERE status = ? AND last_attempt_ms < ? LIMIT ?',
+        [status, cutoff, BATCH],
+      )) as Array<{ id: number | string }>;
+      if (rows.length === 0) break;
+      const ids = rows.map((row) => Number(row.id));
+      const result = await writeTransaction(this.dataSource, (manager) =>
+        manager
+          .createQueryBuilder()
+          .delete()
+          .from('webhook_deliveries')
+          .where('id IN (:...ids)', { ids })
+          .andWhere("status IN ('delivered', 'failed')")
+          .andWhere('last_attempt_ms < :cutoff', { cutoff })
+          .execute(),
+      );
+      total += result.affected ?? 0;
+      if (rows.length < BATCH) break;
     }
     return total;
   }

@@ -53,7 +53,7 @@ export interface ClaimedRow {
   attempts: number;
   forced: boolean;
   endpoint_id: number;
-  message_id: string;
+  webhook_id: string;
   body: string;
   url: string;
   secret: string;
@@ -284,10 +284,9 @@ export class WebhookSender
           [this.leaseUntil(now, ahead + ids.length), this.owner, ...ids],
         );
         const rows: ClaimedRow[] = await manager.query(
-          'SELECT d.id, d.attempts, d.forced, d.endpoint_id, m.message_id, m.body, e.url, e.secret, ' +
-            'e.consecutive_failures ' +
+          'SELECT d.id, d.attempts, d.forced, d.endpoint_id, d.webhook_id, d.body, ' +
+            'e.url, e.secret, e.consecutive_failures ' +
             'FROM webhook_deliveries d ' +
-            'JOIN webhook_messages m ON m.id = d.message_id ' +
             'JOIN webhook_endpoints e ON e.id = d.endpoint_id ' +
             `WHERE d.id IN (${marks})`,
           ids,
@@ -448,13 +447,13 @@ export class WebhookSender
     const attemptedAt = new Date();
     let result: AttemptResult;
     try {
-      const signature = new Webhook(row.secret).sign(row.message_id, attemptedAt, row.body);
+      const signature = new Webhook(row.secret).sign(row.webhook_id, attemptedAt, row.body);
       result = await postMessage(
         row.url,
         {
           'content-type': 'application/json',
           'user-agent': 'calendar-events-webhooks/1',
-          'webhook-id': row.message_id,
+          'webhook-id': row.webhook_id,
           'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
           'webhook-signature': signature,
         },

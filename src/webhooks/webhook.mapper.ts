@@ -21,14 +21,11 @@ export function mapWebhook(endpoint: WebhookEndpoint, secret?: string): WebhookR
 const msWire = (ms: number | null) => (ms === null ? null : utcWire(Math.floor(ms / 1000)));
 
 /** A delivery with its message's `webhook-id` and type. */
-export function mapDelivery(
-  delivery: WebhookDelivery,
-  message: { messageId: string; type: string },
-): WebhookDeliveryDto {
+export function mapDelivery(delivery: WebhookDelivery): WebhookDeliveryDto {
   return {
     id: delivery.id,
-    message_id: message.messageId,
-    type: message.type,
+    message_id: delivery.webhookId,
+    type: delivery.type,
     status: delivery.status,
     attempts: delivery.attempts,
     last_status_code: delivery.lastStatusCode,

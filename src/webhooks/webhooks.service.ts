@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import { DataSource, In } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { ListPage, pageWindow } from '../common/pagination/list-page';
 import { PageQueryDto } from '../common/pagination/page-query.dto';
@@ -14,7 +14,6 @@ import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookDeliveryDto, WebhookRecordDto } from './dto/webhook-record.dto';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
-import { WebhookMessage } from './entities/webhook-message.entity';
 import { PING } from './message-types';
 import { resolvesToPrivate, urlProblem } from './target-safety';
 import { mapDelivery, mapWebhook } from './webhook.mapper';
@@ -95,29 +94,12 @@ export class WebhooksService {
     return this.get(id);
   }
 
-  /** Deletes the endpoint with its deliveries; answers it as it was. */
+  /** Deletes the endpoint with its deliveries (and so their messages); answers it as it was. */
   async remove(id: number): Promise<WebhookRecordDto> {
     const endpoint = await this.findOrFail(id);
     await writeTransaction(this.dataSource, async (manager) => {
-      const messageIds = (
-        await manager.find(WebhookDelivery, {
-          select: { messageId: true },
-          where: { endpointId: id },
-        })
-      ).map((d) => d.messageId);
       await manager.delete(WebhookDelivery, { endpointId: id });
       await manager.delete(WebhookEndpoint, { id });
-      // Messages no other endpoint still has a delivery of.
-      for (let i = 0; i < messageIds.length; i += 500) {
-        const chunk = messageIds.slice(i, i + 500);
-        const kept = await manager.find(WebhookDelivery, {
-          select: { messageId: true },
-          where: { messageId: In(chunk) },
-        });
-        const keep = new Set(kept.map((d) => d.messageId));
-        const gone = chunk.filter((m) => !keep.has(m));
-        if (gone.length > 0) await manager.delete(WebhookMessage, { id: In(gone) });
-      }
     });
     return mapWebhook(endpoint);
   }
@@ -142,11 +124,7 @@ export class WebhooksService {
       skip: window.offset,
       take: window.perPage,
     });
-    const messages = await this.messagesOf(deliveries);
-    const items = deliveries.map((d) =>
-      mapDelivery(d, messages.get(d.messageId) as WebhookMessage),
-    );
-    return new ListPage('deliveries', items, total, window);
+    return new ListPage('deliveries', deliveries.map(mapDelivery), total, window);
   }
 
   /** Queues the delivery to be sent again now (even to a disabled endpoint). */
@@ -161,11 +139,7 @@ export class WebhooksService {
       manager.update(WebhookDelivery, { id: deliveryId }, changes),
     );
     this.sender.wake();
-    const messages = await this.messagesOf([delivery]);
-    return mapDelivery(
-      { ...delivery, ...changes },
-      messages.get(delivery.messageId) as WebhookMessage,
-    );
+    return mapDelivery({ ...delivery, ...changes });
   }
 
   /** Queues a `ping` message to the endpoint, sent now whatever it subscribes to. */
@@ -174,16 +148,7 @@ export class WebhooksService {
     const queued = await writeTransaction(this.dataSource, (manager) =>
       this.outbox.storeForced(manager, { type: PING, data: { kind: 'webhook', id } }, endpoint),
     );
-    return mapDelivery(queued.delivery, queued.message);
-  }
-
-  private async messagesOf(deliveries: WebhookDelivery[]): Promise<Map<number, WebhookMessage>> {
-    if (deliveries.length === 0) return new Map();
-    const messages = await this.dataSource.getRepository(WebhookMessage).find({
-      select: { id: true, messageId: true, type: true },
-      where: { id: In([...new Set(deliveries.map((d) => d.messageId))]) },
-    });
-    return new Map(messages.map((m) => [m.id, m]));
+    return mapDelivery(queued);
   }
 
   private async findOrFail(id: number): Promise<WebhookEndpoint> {

@@ -34,7 +34,6 @@ const TABLES = [
   'venues',
   'webhook_deliveries',
   'webhook_endpoints',
-  'webhook_messages',
 ];
 
 /** Indexes lists and lookups depend on: table → [index, columns, unique]. */
@@ -78,8 +77,8 @@ const KEY_INDEXES: Record<string, [string, string[], boolean][]> = {
     ['uq_term_translations_slug', ['taxonomy', 'language', 'slug'], true],
     ['uq_term_translations_name', ['taxonomy', 'language', 'parent_id', 'name_key'], true],
   ],
-  webhook_messages: [['uq_webhook_messages_message_id', ['message_id'], true]],
   webhook_deliveries: [
+    ['idx_webhook_deliveries_message', ['webhook_id'], false],
     ['idx_webhook_deliveries_log', ['endpoint_id', 'id'], false],
     ['idx_webhook_deliveries_due', ['endpoint_id', 'status', 'next_attempt_ms'], false],
   ],
@@ -310,5 +309,89 @@ describe(`migrations up, down and up again (${engine})`, () => {
     )) as Array<Record<string, string | number>>;
     expect([Number(state.seq), Number(state.purged_seq)]).toEqual([13, 1]);
     expect(state.cursor_key).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe(`the webhook outbox moved into its deliveries (${engine})`, () => {
+  const target = engine === 'mysql' ? mysqlTarget() : sqliteTarget();
+  let dataSource: DataSource;
+  const MOVE = 'WebhookMessagesInDeliveries1765300000000';
+
+  beforeAll(async () => {
+    await target.create();
+    dataSource = new DataSource(dataSourceOptions({ ...target.settings, migrationsRun: false }));
+    await dataSource.initialize();
+  });
+
+  afterAll(async () => {
+    await dataSource.destroy();
+    await target.drop();
+  });
+
+  it('carries each delivery its message over, and back when undone', async () => {
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    expect(applied.at(-1)?.name).toBe(MOVE);
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    await dataSource.query(
+      "INSERT INTO webhook_endpoints (id, url, events, description, enabled, secret, consecutive_failures, created_at, modified_at) VALUES (1, 'https://a.example/', '[\"*\"]', '', 1, 'whsec_a', 0, 1, 1), (2, 'https://b.example/', '[\"*\"]', '', 1, 'whsec_b', 0, 1, 1)",
+    );
+    await dataSource.query(
+      "INSERT INTO webhook_messages (id, message_id, type, body, created_ms) VALUES (7, 'msg_seven', 'tag.created', '{\"n\":7}', 70), (8, 'msg_eight', 'venue.deleted', '{\"n\":8}', 80)",
+    );
+    await dataSource.query(
+      "INSERT INTO webhook_deliveries (id, endpoint_id, message_id, status, attempts, forced, next_attempt_ms, created_ms) VALUES (1, 1, 7, 'delivered', 1, 0, NULL, 70), (2, 2, 7, 'pending', 0, 0, 75, 70), (3, 1, 8, 'failed', 5, 0, NULL, 80)",
+    );
+
+    await dataSource.runMigrations({ transaction: 'each' });
+    const moved = (await dataSource.query(
+      'SELECT id, endpoint_id, webhook_id, type, body, status, created_ms FROM webhook_deliveries ORDER BY id',
+    )) as Array<Record<string, string | number>>;
+    expect(
+      moved.map((r) => ({
+        ...r,
+        id: Number(r.id),
+        endpoint_id: Number(r.endpoint_id),
+        created_ms: Number(r.created_ms),
+      })),
+    ).toEqual([
+      {
+        id: 1,
+        endpoint_id: 1,
+        webhook_id: 'msg_seven',
+        type: 'tag.created',
+        body: '{"n":7}',
+        status: 'delivered',
+        created_ms: 70,
+      },
+      {
+        id: 2,
+        endpoint_id: 2,
+        webhook_id: 'msg_seven',
+        type: 'tag.created',
+        body: '{"n":7}',
+        status: 'pending',
+        created_ms: 70,
+      },
+      {
+        id: 3,
+        endpoint_id: 1,
+        webhook_id: 'msg_eight',
+        type: 'venue.deleted',
+        body: '{"n":8}',
+        status: 'failed',
+        created_ms: 80,
+      },
+    ]);
+
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    const messages = (await dataSource.query(
+      'SELECT m.message_id, m.type, m.body, d.id AS delivery FROM webhook_deliveries d ' +
+        'JOIN webhook_messages m ON m.id = d.message_id ORDER BY d.id',
+    )) as Array<Record<string, string | number>>;
+    expect(messages.map((r) => [r.message_id, r.type, r.body, Number(r.delivery)])).toEqual([
+      ['msg_seven', 'tag.created', '{"n":7}', 1],
+      ['msg_seven', 'tag.created', '{"n":7}', 2],
+      ['msg_eight', 'venue.deleted', '{"n":8}', 3],
+    ]);
   });
 });

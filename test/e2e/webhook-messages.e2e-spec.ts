@@ -97,9 +97,14 @@ describe('webhook change messages', () => {
         .expect(200)
     ).body as Record<string, any>;
 
+  /** Messages in the outbox: each is one delivery row per endpoint. */
   const outboxRows = async () =>
     Number(
-      (await ctx.t.dataSource.query('SELECT COUNT(*) AS n FROM webhook_messages'))[0].n as string,
+      (
+        await ctx.t.dataSource.query(
+          'SELECT COUNT(DISTINCT webhook_id) AS n FROM webhook_deliveries',
+        )
+      )[0].n as string,
     );
 
   describe.each(Object.keys(COLLECTION) as Kind[])('%s', (kind) => {

@@ -9,6 +9,7 @@ import { RecurringEvents1764900000000 } from './1764900000000-recurring-events';
 import { IdempotencyKeys1765000000000 } from './1765000000000-idempotency-keys';
 import { WebhookRetention1765100000000 } from './1765100000000-webhook-retention';
 import { EventZoneIndex1765200000000 } from './1765200000000-event-zone-index';
+import { WebhookMessagesInDeliveries1765300000000 } from './1765300000000-webhook-messages-in-deliveries';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1765000000000,
   WebhookRetention1765100000000,
   EventZoneIndex1765200000000,
+  WebhookMessagesInDeliveries1765300000000,
 ];

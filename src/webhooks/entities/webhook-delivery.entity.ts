@@ -4,11 +4,15 @@ import { EpochColumn, IdColumn } from '../../database/columns';
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** One message to one endpoint: its state, attempts and the last answer. */
+/**
+ * The outbox: one message to one endpoint, written in the transaction of the
+ * change it announces, with the message itself (its body is signed and sent
+ * unchanged on every attempt), its state, attempts and the last answer.
+ */
 @Entity('webhook_deliveries')
 @Index('idx_webhook_deliveries_log', ['endpointId', 'id'])
 @Index('idx_webhook_deliveries_due', ['endpointId', 'status', 'nextAttemptMs'])
-@Index('idx_webhook_deliveries_message', ['messageId'])
+@Index('idx_webhook_deliveries_message', ['webhookId'])
 @Index('idx_webhook_deliveries_finished', ['status', 'lastAttemptMs'])
 export class WebhookDelivery {
   @IdColumn()
@@ -17,9 +21,17 @@ export class WebhookDelivery {
   @Column({ name: 'endpoint_id', type: 'int' })
   endpointId: number;
 
-  /** The outbox row (`webhook_messages.id`). */
-  @Column({ name: 'message_id', type: 'int' })
-  messageId: number;
+  /** The `webhook-id` header: the same on every attempt, and for every endpoint of the message. */
+  @Column({ name: 'webhook_id', type: 'varchar', length: 64 })
+  webhookId: string;
+
+  /** The message type (`event.created`, …). */
+  @Column({ type: 'varchar', length: 64 })
+  type: string;
+
+  /** The signed body; not read unless asked for (the deliveries log does not show it). */
+  @Column({ type: 'text', select: false })
+  body: string;
 
   @Column({ type: 'varchar', length: 16 })
   status: DeliveryStatus;
