@@ -11,6 +11,8 @@
  *    one: each round's loss compares its phase with the mean of the phases
  *    without on either side, so a machine that drifts (a neighbour's load,
  *    a growing table) does not show up as loss; the median round is reported;
+ *    with the service's CPU per create, and the database server's when it
+ *    runs on this machine (the outbox's INSERTs are its work);
  * 2. commit → delivery latency under that load: the receiver's arrival time
  *    minus the message's `timestamp` (taken in the write's transaction, just
  *    before COMMIT);
@@ -32,6 +34,7 @@
  * Without --database-url it runs on a fresh SQLite file. A MySQL database
  * whose name does not contain "bench" is refused (the script empties it).
  */
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
@@ -207,6 +210,13 @@ async function main(): Promise<void> {
   const status = databaseUrl
     ? await (await import('mysql2/promise')).createConnection({ uri: databaseUrl })
     : undefined;
+  // The database server's own CPU per create, when it runs on this machine (MariaDB or MySQL):
+  // the outbox's INSERTs cost the database work the service's CPU does not show.
+  const serverPid =
+    databaseUrl && ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(databaseUrl).hostname)
+      ? localServerPid()
+      : undefined;
+  const databaseCpu = () => (serverPid === undefined ? NaN : (cpuSeconds(serverPid) ?? NaN));
   const statements = async () => {
     if (!status) return NaN;
     const [rows] = await status.query("SHOW GLOBAL STATUS LIKE 'Questions'");
@@ -220,11 +230,13 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const phase = async () => {
     const cpuBefore = cpu();
+    const databaseBefore = databaseCpu();
     const statementsBefore = await statements();
     const rate = await createEvents(creates, connections);
     return {
       rate,
       cpuPerCreate: ((cpu() - cpuBefore) * 1000) / creates,
+      databaseCpuPerCreate: ((databaseCpu() - databaseBefore) * 1000) / creates,
       statementsBefore,
     };
   };
@@ -233,6 +245,7 @@ async function main(): Promise<void> {
   const withs: Array<{
     rate: number;
     cpuPerCreate: number;
+    databaseCpuPerCreate: number;
     delivered: number;
     statements: number;
   }> = [];
@@ -315,6 +328,16 @@ async function main(): Promise<void> {
   console.log(
     `| statements per create without / with the endpoint, until all delivered (global count: alone on the server; last phases) | ${statementsWithout.toFixed(1)} / ${withs[withs.length - 1].statements.toFixed(1)} |`,
   );
+  if (serverPid !== undefined)
+    console.log(
+      `| database server CPU per create without / with the endpoint (phases; medians) | ${list(
+        withouts.map((w) => w.databaseCpuPerCreate),
+        2,
+      )} / ${list(
+        withs.map((w) => w.databaseCpuPerCreate),
+        2,
+      )} ms; **${median(withouts.map((w) => w.databaseCpuPerCreate)).toFixed(2)} / ${median(withs.map((w) => w.databaseCpuPerCreate)).toFixed(2)} ms** |`,
+    );
   if (!senderAfter)
     console.log(
       `| commit → delivery under that load (${sorted.length} messages) | p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${sorted[sorted.length - 1]} ms |`,
@@ -323,6 +346,19 @@ async function main(): Promise<void> {
     console.log(
       `| burst: ${values.series} daily series written in ${burstWritten} ms, ${burst} messages delivered | ${(burst / burstSeconds).toFixed(0)} messages/s (first commit → last arrival ${burstSeconds.toFixed(2)} s) |`,
     );
+}
+
+/** The PID of a MariaDB or MySQL server on this machine, if one runs here. */
+function localServerPid(): number | undefined {
+  for (const name of ['mariadbd', 'mysqld']) {
+    try {
+      const pid = Number(execFileSync('pidof', ['-s', name], { encoding: 'utf8' }).trim());
+      if (pid > 0) return pid;
+    } catch {
+      // not running under this name
+    }
+  }
+  return undefined;
 }
 
 /** A fresh database for each run. */
