@@ -8,6 +8,7 @@ import { requireSupportedContentType } from './common/http/content-type.middlewa
 import { assignRequestId } from './common/http/logger-options';
 import { assignApiUrl } from './common/http/request-context';
 import { conditionalGet } from './common/http/conditional-get';
+import { jsonBytesMiddleware } from './common/http/json-writer';
 import { assignWritePrecondition } from './common/http/write-precondition';
 import { StartupLogger } from './common/http/startup-logger';
 import { LanguageMiddleware } from './i18n/language.middleware';
@@ -65,6 +66,7 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
   app.use((req: Request, res: Response, next: NextFunction) => language.use(req, res, next));
   app.use(assignApiUrl(config.apiPath));
   app.use(conditionalGet);
+  app.use(jsonBytesMiddleware);
   app.use(assignWritePrecondition(config.requireIfMatch));
   app.use(routeReads);
 

@@ -1,8 +1,16 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiExtraModels, ApiGoneResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiGoneResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ErrorBodyDto } from '../common/errors/error-body.dto';
 import { CachedValidators } from '../common/http/cached-validators';
+import type { JsonBytes } from '../common/http/json-writer';
 import { Ctx, RequestContext } from '../common/http/request-context';
+import { changesPageBytes } from './changes-page-bytes';
 import { ChangesService } from './changes.service';
 import { CHANGE_RECORD_MODELS, ChangesPageDto } from './dto/changes-page.dto';
 import { ChangesQueryDto } from './dto/changes-query.dto';
@@ -26,7 +34,8 @@ export class ChangesController {
     description:
       'rest_sync_cursor_expired: the cursor is older than SYNC_RETENTION_DAYS; sync again without since.',
   })
-  list(@Query() query: ChangesQueryDto, @Ctx() ctx: RequestContext): Promise<ChangesPageDto> {
-    return this.changes.page(query, ctx);
+  @ApiOkResponse({ type: ChangesPageDto })
+  async list(@Query() query: ChangesQueryDto, @Ctx() ctx: RequestContext): Promise<JsonBytes> {
+    return changesPageBytes(await this.changes.page(query, ctx));
   }
 }

@@ -24,6 +24,7 @@ import { EventTerm } from './entities/event-term.entity';
 import { Event } from './entities/event.entity';
 import { loadEvents } from './event-store';
 import { EventLinks, EventMapOptions, EventRecord, EventRecordRow, mapEvent } from './event.mapper';
+import { shareJson } from '../common/http/json-writer';
 
 /** The term and organizer link rows of a set of events (plain rows: records only read them). */
 export interface EventLinkRows {
@@ -310,7 +311,7 @@ export async function cachedRecords<R extends object>(
   const loaded = missing.length > 0 ? await load(missing) : new Map<number, R>();
   if (cache.currentGeneration === generation) {
     if (store.size + loaded.size > cache.maxPerKind) store.clear();
-    for (const [id, record] of loaded) store.set(id, cache.shared ? deepFreeze(record) : record);
+    for (const [id, record] of loaded) store.set(id, cache.shared ? shareJson(record) : record);
   }
   const records = new Map<number, R>();
   for (const id of unique) {
@@ -318,12 +319,4 @@ export async function cachedRecords<R extends object>(
     if (record) records.set(id, record);
   }
   return records;
-}
-
-function deepFreeze<T extends object>(value: T): T {
-  for (const member of Object.values(value)) {
-    if (member !== null && typeof member === 'object' && !Object.isFrozen(member))
-      deepFreeze(member);
-  }
-  return Object.freeze(value);
 }

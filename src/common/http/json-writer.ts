@@ -1,0 +1,156 @@
+import type { NextFunction, Request, Response } from 'express';
+import { randomBytes } from 'node:crypto';
+
+/*
+ * JSON answers written from pieces: records shared by many answers (the
+ * venues, organizers and terms a feed embeds in thousands of events) are
+ * encoded to UTF-8 once and their bytes reused, instead of being stringified
+ * and encoded again inside every record that embeds them. The bytes are
+ * exactly those of JSON.stringify on the same value.
+ */
+
+/** Values registered by `shareJson`: deeply frozen, so their JSON never changes. */
+const encoded = new WeakMap<object, Buffer | null>();
+
+/**
+ * Freezes `value` deeply and registers it as shared: wherever a JsonWriter
+ * meets it, it writes the bytes it encoded the first time.
+ */
+export function shareJson<T extends object>(value: T): T {
+  deepFreeze(value);
+  if (!encoded.has(value)) encoded.set(value, null);
+  return value;
+}
+
+function deepFreeze(value: object): void {
+  for (const member of Object.values(value)) {
+    if (member !== null && typeof member === 'object' && !Object.isFrozen(member))
+      deepFreeze(member);
+  }
+  Object.freeze(value);
+}
+
+function isShared(value: unknown): value is object {
+  return value !== null && typeof value === 'object' && encoded.has(value);
+}
+
+/** A list of shared values only (an event's categories): written element by element. */
+function isSharedList(value: unknown): value is object[] {
+  return Array.isArray(value) && value.length > 0 && value.every(isShared);
+}
+
+function sharedBytes(value: object): Buffer {
+  let bytes = encoded.get(value);
+  if (!bytes) encoded.set(value, (bytes = Buffer.from(JSON.stringify(value), 'utf8')));
+  return bytes;
+}
+
+/**
+ * Stands in for a member while its object is stringified. No text of a
+ * record can equal it: it holds a random token made at start-up.
+ */
+const PLACEHOLDER = `\u0000${randomBytes(16).toString('hex')}:`;
+const placeholder = (i: number) => `${PLACEHOLDER}${i}`;
+
+/** How a member of an object is written when it is not simply stringified. */
+type MemberWriters = Record<string, (value: never, out: JsonWriter) => void>;
+
+/**
+ * Builds one JSON document from pieces: runs of ordinary members are
+ * stringified together, shared values (shareJson) are taken as bytes, and
+ * members named in `members` are written by their callback (for nesting).
+ */
+export class JsonWriter {
+  private readonly parts: Buffer[] = [];
+  private text = '';
+
+  /**
+   * Writes an object with its own members in their order, as JSON.stringify
+   * would: stringified in one piece with the members it writes otherwise
+   * (shared ones, and those named in `members`) stood in for by placeholder
+   * strings, which are then replaced by those members' own pieces.
+   */
+  object(value: object, members: MemberWriters = {}): void {
+    if (encoded.has(value)) return this.value(value);
+    let copy: Record<string, unknown> | undefined;
+    const own: Array<[string, unknown]> = [];
+    for (const key of Object.keys(value)) {
+      const member = (value as Record<string, unknown>)[key];
+      if (member === undefined) continue;
+      if (Object.hasOwn(members, key) || isShared(member) || isSharedList(member)) {
+        copy ??= { ...value };
+        copy[key] = placeholder(own.length);
+        own.push([key, member]);
+      }
+    }
+    if (!copy) {
+      this.text += JSON.stringify(value);
+      return;
+    }
+    const json = JSON.stringify(copy);
+    let at = 0;
+    own.forEach(([key, member], i) => {
+      const mark = JSON.stringify(placeholder(i));
+      const found = json.indexOf(mark, at);
+      this.text += json.slice(at, found);
+      at = found + mark.length;
+      if (Object.hasOwn(members, key)) members[key](member as never, this);
+      else this.value(member);
+    });
+    this.text += json.slice(at);
+  }
+
+  /** Writes an array, each element by `write`. */
+  array<T>(items: readonly T[], write: (item: T, out: JsonWriter) => void): void {
+    this.text += '[';
+    items.forEach((item, i) => {
+      if (i > 0) this.text += ',';
+      write(item, this);
+    });
+    this.text += ']';
+  }
+
+  /** Writes any value: shared ones and lists of them from their bytes, others stringified. */
+  value(value: unknown): void {
+    if (isShared(value)) {
+      this.flush();
+      this.parts.push(sharedBytes(value));
+    } else if (isSharedList(value)) {
+      this.array(value, (item) => this.value(item));
+    } else {
+      this.text += JSON.stringify(value) ?? 'null';
+    }
+  }
+
+  /** The document's UTF-8 bytes. */
+  bytes(): Buffer {
+    this.flush();
+    return this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
+  }
+
+  private flush(): void {
+    if (this.text === '') return;
+    this.parts.push(Buffer.from(this.text, 'utf8'));
+    this.text = '';
+  }
+}
+
+/** A JSON answer already encoded: `res.json` sends its bytes as they are (jsonBytesMiddleware). */
+export class JsonBytes {
+  constructor(readonly bytes: Buffer) {}
+}
+
+/**
+ * Express middleware: `res.json` of a JsonBytes sends its bytes as a JSON
+ * answer (through `res.send`, so conditionalGet hashes and tags them as any
+ * other JSON answer); everything else goes to Express's own `res.json`.
+ */
+export function jsonBytesMiddleware(_req: Request, res: Response, next: NextFunction): void {
+  const json = res.json.bind(res);
+  res.json = function jsonOrBytes(body?: unknown) {
+    if (!(body instanceof JsonBytes)) return json(body);
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    return res.send(body.bytes);
+  } as Response['json'];
+  next();
+}

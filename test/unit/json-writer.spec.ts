@@ -1,0 +1,125 @@
+import express from 'express';
+import fc from 'fast-check';
+import request from 'supertest';
+import { conditionalGet } from '../../src/common/http/conditional-get';
+import { entityTag } from '../../src/common/http/entity-tags';
+import {
+  JsonBytes,
+  jsonBytesMiddleware,
+  JsonWriter,
+  shareJson,
+} from '../../src/common/http/json-writer';
+import { changesPageBytes } from '../../src/changes/changes-page-bytes';
+
+/** Strings that need escaping or are more than one byte in UTF-8. */
+const text = fc.oneof(
+  fc.string(),
+  fc.constantFrom('Café — €12,50', '"quoted" \\ back', 'line\nbreak\t\u0001', '😀 emoji', ''),
+);
+const leaf = fc.oneof(text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null));
+/** Members JSON.stringify leaves out or turns into null. */
+const odd = fc.constantFrom(undefined, () => 1);
+const plain = fc.dictionary(fc.string(), fc.oneof(leaf, odd, fc.array(leaf)), { maxKeys: 6 });
+
+describe('JsonWriter', () => {
+  it('writes the bytes of JSON.stringify, whatever is shared and wherever it sits', () => {
+    const shared = fc
+      .array(plain, { minLength: 1, maxLength: 4 })
+      .map((records) => records.map((r) => shareJson(structuredCopy(r))));
+    fc.assert(
+      fc.property(
+        shared,
+        fc.array(
+          fc.record({
+            kind: text,
+            id: fc.integer(),
+            record: fc.option(plain, { nil: undefined }),
+            picks: fc.array(fc.nat(), { maxLength: 5 }),
+            list: fc.boolean(),
+          }),
+          { maxLength: 6 },
+        ),
+        (records, entries) => {
+          // Each record embeds shared ones: alone, as a list of them, or beside plain members.
+          const page = {
+            changes: entries.map(({ kind, id, record, picks, list }) => ({
+              kind,
+              id,
+              ...(record
+                ? {
+                    record: {
+                      ...record,
+                      linked: list
+                        ? picks.map((p) => records[p % records.length])
+                        : records[(picks[0] ?? 0) % records.length],
+                      after: 'x',
+                    },
+                  }
+                : {}),
+            })),
+            next_cursor: 'c',
+            has_more: entries.length > 3,
+          };
+          const expected = JSON.stringify(page);
+          const bytes = changesPageBytes(page as never).bytes;
+          expect(bytes.toString('utf8')).toBe(expected);
+          expect(bytes.equals(Buffer.from(expected, 'utf8'))).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reuses the bytes of a shared value instead of stringifying it again', () => {
+    const venue = shareJson({ venue: 'Paradiso', city: 'Amsterdam' });
+    const stringify = jest.spyOn(JSON, 'stringify');
+    try {
+      const write = () => {
+        const out = new JsonWriter();
+        out.array([1, 2, 3], (i) => out.object({ id: i, venue }));
+        return out.bytes().toString('utf8');
+      };
+      expect(write()).toBe(JSON.stringify([1, 2, 3].map((id) => ({ id, venue }))));
+      stringify.mockClear();
+      write();
+      // Each record is stringified without the venue, and the venue not at all.
+      const values = stringify.mock.calls.map(([value]) => value as unknown);
+      expect(values.filter((v) => typeof v === 'object')).toHaveLength(3);
+      expect(JSON.stringify(values)).not.toContain('Paradiso');
+    } finally {
+      stringify.mockRestore();
+    }
+  });
+
+  it('freezes what it shares, all the way down', () => {
+    const record = shareJson({ name: 'a', address: { city: 'b' }, list: [{ x: 1 }] });
+    expect(Object.isFrozen(record.address)).toBe(true);
+    expect(Object.isFrozen(record.list[0])).toBe(true);
+  });
+});
+
+describe('jsonBytesMiddleware', () => {
+  it('sends JsonBytes as a JSON answer that conditionalGet tags like any other', async () => {
+    const app = express();
+    app.use(conditionalGet);
+    app.use(jsonBytesMiddleware);
+    const body = { title: 'Café — €12' };
+    const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+    app.get('/bytes', (_req, res) => void res.json(new JsonBytes(bytes)));
+    app.get('/object', (_req, res) => void res.json(body));
+
+    const fromBytes = await request(app).get('/bytes').expect(200);
+    const fromObject = await request(app).get('/object').expect(200);
+    for (const response of [fromBytes, fromObject]) {
+      expect(response.text).toBe(JSON.stringify(body));
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(response.headers.etag).toBe(entityTag(bytes));
+    }
+    await request(app).get('/bytes').set('If-None-Match', entityTag(bytes)).expect(304);
+  });
+});
+
+function structuredCopy<T>(value: T): T {
+  // Functions and undefined members stay as they are (structuredClone refuses functions).
+  return { ...(value as object) } as T;
+}
