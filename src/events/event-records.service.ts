@@ -3,6 +3,7 @@ import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
+import { shareJson } from '../common/http/json-writer';
 import type { RequestContext } from '../common/http/request-context';
 import { VersionedCacheService } from '../common/cache/versioned-cache.service';
 import { appConfig } from '../config/app.config';
@@ -24,7 +25,6 @@ import { EventTerm } from './entities/event-term.entity';
 import { Event } from './entities/event.entity';
 import { loadEvents } from './event-store';
 import { EventLinks, EventMapOptions, EventRecord, EventRecordRow, mapEvent } from './event.mapper';
-import { shareJson } from '../common/http/json-writer';
 
 /** The term and organizer link rows of a set of events (plain rows: records only read them). */
 export interface EventLinkRows {

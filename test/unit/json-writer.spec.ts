@@ -91,6 +91,18 @@ describe('JsonWriter', () => {
     }
   });
 
+  it('writes a nested member that is null or not an object as JSON.stringify does', () => {
+    const page = {
+      changes: [
+        { kind: 'event', id: 1, record: null },
+        { kind: 'venue', id: 2, record: 'text' },
+      ],
+      next_cursor: 'c',
+      has_more: false,
+    };
+    expect(changesPageBytes(page as never).bytes.toString('utf8')).toBe(JSON.stringify(page));
+  });
+
   it('freezes what it shares, all the way down', () => {
     const record = shareJson({ name: 'a', address: { city: 'b' }, list: [{ x: 1 }] });
     expect(Object.isFrozen(record.address)).toBe(true);

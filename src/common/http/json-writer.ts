@@ -56,9 +56,10 @@ const placeholder = (i: number) => `${PLACEHOLDER}${i}`;
 type MemberWriters = Record<string, (value: never, out: JsonWriter) => void>;
 
 /**
- * Builds one JSON document from pieces: runs of ordinary members are
- * stringified together, shared values (shareJson) are taken as bytes, and
- * members named in `members` are written by their callback (for nesting).
+ * Builds one JSON document of plain objects and arrays from pieces: shared
+ * values (shareJson) are taken as bytes, object members named in `members`
+ * are written by their callback (for nesting), everything else is
+ * stringified as it comes.
  */
 export class JsonWriter {
   private readonly parts: Buffer[] = [];
@@ -77,7 +78,8 @@ export class JsonWriter {
     for (const key of Object.keys(value)) {
       const member = (value as Record<string, unknown>)[key];
       if (member === undefined) continue;
-      if (Object.hasOwn(members, key) || isShared(member) || isSharedList(member)) {
+      const nested = Object.hasOwn(members, key) && typeof member === 'object' && member !== null;
+      if (nested || isShared(member) || isSharedList(member)) {
         copy ??= { ...value };
         copy[key] = placeholder(own.length);
         own.push([key, member]);
