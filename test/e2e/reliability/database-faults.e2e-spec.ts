@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { API, createTestApp, errorBody, mysqlTestUrl, TestApp } from '../helpers/test-app';
 import { TcpProxy } from '../helpers/tcp-proxy';
 
@@ -46,6 +47,23 @@ onMysql('database faults', () => {
     return [result, Date.now() - started];
   };
 
+  /**
+   * Runs `work` and returns how long this process could not run meanwhile (the
+   * longest event-loop delay: garbage collection, a starved CPU). The service runs
+   * in this process, so its timers are late by that much: a bound on its answer
+   * time holds give or take that stall, which the slowest CI machines show (> 1 s).
+   */
+  const withStall = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    try {
+      const result = await work();
+      return [result, Math.round(delay.max / 1e6)];
+    } finally {
+      delay.disable();
+    }
+  };
+
   /** Polls until the list answers 200 again; returns how long that took. */
   const recovery = async (limitMs = 10_000): Promise<number> => {
     const started = Date.now();
@@ -66,17 +84,21 @@ onMysql('database faults', () => {
       if (fault === 'cut') await proxy.cut();
       else proxy.freeze();
 
-      const [ready, readyMs] = await timed(() => t.http().get('/health/ready'));
+      const [[ready, readyMs], readyStallMs] = await withStall(() =>
+        timed(() => t.http().get('/health/ready')),
+      );
       expect(ready.status).toBe(503);
       expect(ready.headers['retry-after']).toBe('5');
-      expect(readyMs).toBeLessThan(2000);
+      expect(readyMs).toBeLessThan(2000 + readyStallMs);
 
-      const [list, listMs] = await timed(() => t.http().get(LIST));
+      const [[list, listMs], stallMs] = await withStall(() => timed(() => t.http().get(LIST)));
       expect(list.status).toBe(503);
       expect(list.body).toEqual(errorBody('rest_service_unavailable', 503));
       expect(list.headers['retry-after']).toMatch(/^[1-9]\d*$/);
-      expect(listMs).toBeLessThan(REQUEST_TIMEOUT_MS + 1000);
-      console.log(`${fault}: ready ${readyMs} ms, list ${listMs} ms`);
+      expect(listMs).toBeLessThan(REQUEST_TIMEOUT_MS + 1000 + stallMs);
+      console.log(
+        `${fault}: ready ${readyMs} ms, list ${listMs} ms (process stalled ${stallMs} ms)`,
+      );
 
       await proxy.restore();
       const recoveredMs = await recovery();
@@ -91,16 +113,19 @@ onMysql('database faults', () => {
     await Promise.all(Array.from({ length: 40 }, () => t.http().get(LIST).expect(200)));
     expect(proxy.openConnections).toBe(10);
     proxy.freeze();
-    const stuck = await Promise.all(
-      Array.from({ length: 14 }, () => timed(() => t.http().get(LIST))),
+    const [stuck, stallMs] = await withStall(() =>
+      Promise.all(Array.from({ length: 14 }, () => timed(() => t.http().get(LIST)))),
     );
     for (const [res, ms] of stuck) {
       expect(res.status).toBe(503);
-      expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + 1000);
+      expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + 1000 + stallMs);
     }
     await proxy.restore({ keepFrozen: true });
     const recoveredMs = await recovery(3 * REQUEST_TIMEOUT_MS);
-    console.log(`vanished peer: recovered in ${recoveredMs} ms`);
+    const slowestMs = Math.max(...stuck.map(([, ms]) => ms));
+    console.log(
+      `vanished peer: 503s within ${slowestMs} ms (process stalled ${stallMs} ms), recovered in ${recoveredMs} ms`,
+    );
   });
 
   it('never loses an acknowledged write while the database is cut and restored at random', async () => {
@@ -110,10 +135,15 @@ onMysql('database faults', () => {
     let next = 0;
     let done = false;
     let faults = 0;
+    const acknowledgedSoFar = () => outcomes.filter((o) => o.status === 201).length;
 
     const chaos = (async () => {
+      let acknowledgedAtRestore = 0;
       while (!done) {
         await sleep(50 + Math.random() * 250);
+        // Writes get through between faults however slow the machine: the next fault
+        // waits for a write acknowledged since the last restore (or for the end).
+        while (!done && acknowledgedSoFar() === acknowledgedAtRestore) await sleep(10);
         if (done) break;
         faults++;
         // Mostly crashes; now and then a short partition (requests then wait for the timeouts).
@@ -121,6 +151,7 @@ onMysql('database faults', () => {
         else await proxy.cut();
         await sleep(Math.random() * 100);
         await proxy.restore();
+        acknowledgedAtRestore = acknowledgedSoFar();
       }
     })();
     const worker = async () => {

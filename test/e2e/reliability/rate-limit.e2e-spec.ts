@@ -1,6 +1,8 @@
 import { createServer } from 'node:net';
 import { randomInt } from 'node:crypto';
+import { ThrottlerStorage } from '@nestjs/throttler';
 import { API, createTestApp, errorBody, TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/webhook-receiver';
 
 /*
  * Rate limiting per client (docs/api.md §8, §10): RATE_LIMIT_PER_MINUTE requests
@@ -98,6 +100,9 @@ describe('rate limiting', () => {
       const env = { RATE_LIMIT_PER_MINUTE: '5', REDIS_URL };
       one = await createTestApp(env);
       two = await createTestApp(env);
+      // An instance waits at most a second for Redis at start-up, then fails open until
+      // it connects: on a loaded machine that can be later, so wait until both count.
+      for (const app of [one, two]) await reachesRedis(app);
     });
     afterAll(async () => {
       await one?.close();
@@ -150,6 +155,16 @@ describe('rate limiting', () => {
     });
   });
 });
+
+/** Resolves once the instance's rate-limit store counts in Redis (a fail-open answer counts 0). */
+async function reachesRedis(t: TestApp): Promise<void> {
+  const storage = t.app.get<ThrottlerStorage>(ThrottlerStorage);
+  const key = `calendar-rate:probe:${clientIp()}`;
+  await eventually(
+    () => storage.increment(key, 60_000, 1_000, 0, 'probe'),
+    (record) => record.totalHits > 0,
+  );
+}
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
