@@ -37,6 +37,14 @@ export interface ChangeListener {
   onChanges(manager: EntityManager, changes: readonly TrackedChange[]): Promise<void>;
 }
 
+/** A change as the feed numbered it, told to commit listeners once its write committed. */
+export interface CommittedChange {
+  kind: ChangeKind;
+  id: number;
+  seq: number;
+  deleted: boolean;
+}
+
 const pending = new WeakMap<EntityManager, TrackedChange[]>();
 
 /**
@@ -95,9 +103,12 @@ const CHUNK = 500;
 @Injectable()
 export class ChangeTracker implements OnModuleInit, OnModuleDestroy, EntitySubscriberInterface {
   private readonly listeners: ChangeListener[] = [];
+  private readonly commitListeners: Array<(changes: CommittedChange[]) => void> = [];
   private unregister?: () => void;
   /** Transactions that bumped the version, until their COMMIT: whose request to tell. */
   private readonly bumping = new WeakMap<QueryRunner, VersionBumps>();
+  /** The numbered changes of transactions about to commit, for the commit listeners. */
+  private readonly numbered = new WeakMap<QueryRunner, CommittedChange[]>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     dataSource.subscribers.push(this);
@@ -115,12 +126,21 @@ export class ChangeTracker implements OnModuleInit, OnModuleDestroy, EntitySubsc
     this.listeners.push(listener);
   }
 
+  /** `listener` hears of every write's changes after its COMMIT, on this instance (not called for others'). */
+  onCommitted(listener: (changes: CommittedChange[]) => void): void {
+    this.commitListeners.push(listener);
+  }
+
   afterTransactionCommit(event: TransactionCommitEvent): void {
     this.bumpsOf(event.queryRunner)?.committedWithBump();
+    const changes = this.numbered.get(event.queryRunner);
+    this.numbered.delete(event.queryRunner);
+    if (changes) for (const listener of this.commitListeners) listener(changes);
   }
 
   afterTransactionRollback(event: TransactionRollbackEvent): void {
     this.bumpsOf(event.queryRunner);
+    this.numbered.delete(event.queryRunner);
   }
 
   /** Takes the bumps a transaction of `runner` reports to (a retry or the next transaction starts afresh). */
@@ -134,7 +154,10 @@ export class ChangeTracker implements OnModuleInit, OnModuleDestroy, EntitySubsc
     const changes = mergeChanges(pending.get(manager) ?? []);
     pending.delete(manager);
     const bumps = currentVersionBumps();
-    if (manager.queryRunner) this.bumping.delete(manager.queryRunner);
+    if (manager.queryRunner) {
+      this.bumping.delete(manager.queryRunner);
+      this.numbered.delete(manager.queryRunner);
+    }
     if (changes.length === 0) {
       // Reported before COMMIT: a write whose COMMIT reply is lost may still have committed.
       bumps?.committingWithoutBump();
@@ -154,6 +177,17 @@ export class ChangeTracker implements OnModuleInit, OnModuleDestroy, EntitySubsc
     ]);
     for (let i = 0; i < rows.length; i += CHUNK)
       await upsertRows(manager, rows.slice(i, i + CHUNK));
+    if (this.commitListeners.length > 0 && manager.queryRunner) {
+      this.numbered.set(
+        manager.queryRunner,
+        changes.map((change, i) => ({
+          kind: change.kind,
+          id: change.id,
+          seq: first + i,
+          deleted: change.action === 'deleted',
+        })),
+      );
+    }
   }
 }
 

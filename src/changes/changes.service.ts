@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AccessPolicy, PostStatus } from '../auth/policy';
@@ -10,6 +10,8 @@ import { committedRead } from '../database/write-transaction';
 import { EventRecordsService, LinkedRecordCache } from '../events/event-records.service';
 import { EventsService } from '../events/events.service';
 import { CursorCodec } from './change-cursor';
+import { ChangeTracker, CommittedChange } from './change-tracker';
+import { FeedEventCache } from './feed-event-cache';
 import { FeedReadAhead } from './feed-read-ahead';
 import { CHANGE_COLLECTIONS, ChangeCollection, ChangeKind, kindOfCollection } from './change-kinds';
 import type { ChangeEntryDto, ChangesPageDto } from './dto/changes-page.dto';
@@ -52,6 +54,26 @@ const LINKED_MAX_KEYS = 16;
 /** Answers read ahead at a time, of all clients together (each up to 1,000 records). */
 const READ_AHEAD_PAGES = 4;
 
+/** Event records kept per language and host for anonymous polls: a few polls' worth of changes. */
+const EVENT_RECORDS_MAX = 2_000;
+/** Changed events read ahead for the next polls at a time (more wait for the next batch). */
+const WARM_BATCH = 1_000;
+/** How long changed events are gathered before they are read ahead (see warm). */
+const WARM_DELAY_MS = 50;
+
+/** The feed's records shared by the reads of one language and host (see linkedAt). */
+interface LinkedEntry {
+  language: RequestContext['language'];
+  apiUrl: string;
+  head: number;
+  since: number;
+  /** When an anonymous client last read the feed in this language and host. */
+  polledAt: number;
+  cache: LinkedRecordCache;
+  /** Anonymous event records by change (FeedEventCache); unused with read replicas. */
+  events: FeedEventCache<ChangeRecord>;
+}
+
 /**
  * The changes feed (docs/api.md §12). A page is the changes after the cursor's
  * position, in sequence (= commit) order, read in ONE statement together
@@ -60,22 +82,28 @@ const READ_AHEAD_PAGES = 4;
  * read would: the records of a page are read per kind in one batch each.
  */
 @Injectable()
-export class ChangesService {
+export class ChangesService implements OnModuleInit {
   private codec?: Promise<CursorCodec>;
   /** Per language and host: see linkedAt. */
-  private readonly linked = new Map<
-    string,
-    { head: number; since: number; cache: LinkedRecordCache }
-  >();
+  private readonly linked = new Map<string, LinkedEntry>();
 
   private readonly readAhead = new FeedReadAhead<ChangesPageDto>(READ_AHEAD_PAGES);
+  /** Changed events waiting to be read for the next polls (warm), and whether a batch runs. */
+  private readonly toWarm = new Map<number, number>();
+  private warming = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventsService,
     private readonly records: EventRecordsService,
     private readonly versions: DataVersionService,
+    private readonly tracker: ChangeTracker,
   ) {}
+
+  onModuleInit(): void {
+    // With read replicas a record read for a change may predate it (lag): it is not kept.
+    if (!this.hasReadReplicas()) this.tracker.onCommitted((changes) => this.warm(changes));
+  }
 
   /**
    * One answer of the feed: read ahead by the previous answer of the same
@@ -116,7 +144,10 @@ export class ChangesService {
       ctx,
       whole ? { after: position, rows } : undefined,
     );
-    const records = await this.readableRecords(rows, ctx, linked);
+    if (!ctx.user) linked.polledAt = Date.now();
+    // Polls of anonymous clients that caught up; the pages of a sync are read once each.
+    const eventCache = ctx.user || hasMore || this.hasReadReplicas() ? undefined : linked.events;
+    const records = await this.readableRecords(rows, ctx, linked.cache, eventCache);
     const changes: ChangeEntryDto[] = [];
     for (const { kind, id, seq, changedAt } of rows) {
       const record = records.get(kind)?.get(id);
@@ -187,15 +218,20 @@ export class ChangesService {
     rows: ChangeRow[],
     ctx: RequestContext,
     linked?: LinkedRecordCache,
+    eventCache?: FeedEventCache<ChangeRecord>,
   ): Promise<Map<ChangeKind, Map<number, ChangeRecord>>> {
     const ids = (kind: ChangeKind) =>
       rows.filter((row) => row.kind === kind && !row.deleted).map((row) => row.id);
     const termIds = [...ids('category'), ...ids('tag')];
     const [venueIds, organizerIds] = [ids('venue'), ids('organizer')];
+    const eventRows = rows.filter((row) => row.kind === 'event' && !row.deleted);
+    const readEvents = (eventIds: number[]) => this.events.feedRecords(eventIds, ctx, linked);
     const [events, { terms, organizers, venues }] = await Promise.all([
-      ids('event').length
-        ? this.events.feedRecords(ids('event'), ctx, linked)
-        : new Map<number, ChangeRecord>(),
+      eventRows.length === 0
+        ? new Map<number, ChangeRecord>()
+        : eventCache
+          ? eventCache.recordsOf(eventRows, readEvents)
+          : readEvents(eventRows.map((row) => row.id)),
       termIds.length || organizerIds.length || venueIds.length
         ? this.records.linkedRecords(termIds, organizerIds, venueIds, ctx, linked)
         : { terms: new Map(), organizers: new Map(), venues: new Map() },
@@ -231,11 +267,11 @@ export class ChangesService {
     head: number,
     ctx: RequestContext,
     page?: { after: number; rows: ChangeRow[] },
-  ): Promise<LinkedRecordCache> {
+  ): Promise<LinkedEntry> {
     const key = `${ctx.language}:${ctx.apiUrl}`;
     const entry = this.linked.get(key);
     if (entry && Date.now() - entry.since <= LINKED_MAX_AGE_MS) {
-      if (entry.head >= head) return entry.cache;
+      if (entry.head >= head) return entry;
       const from = entry.head;
       const changed =
         page && page.after <= from
@@ -245,19 +281,65 @@ export class ChangesService {
       if (changed && this.linked.get(key) === entry) {
         if (entry.head < head) {
           entry.cache.drop(changed);
+          if (changed.length > 0) entry.events.invalidate(embedsAnyOf(changed));
           entry.head = head;
         }
-        return entry.cache;
+        return entry;
       }
     }
     if (!entry && this.linked.size >= LINKED_MAX_KEYS) this.linked.clear();
-    const fresh = {
+    const fresh: LinkedEntry = {
+      language: ctx.language,
+      apiUrl: ctx.apiUrl,
       head,
       since: Date.now(),
+      polledAt: entry?.polledAt ?? 0,
       cache: new LinkedRecordCache(LINKED_MAX_PER_KIND, true),
+      events: new FeedEventCache<ChangeRecord>(EVENT_RECORDS_MAX),
     };
     this.linked.set(key, fresh);
-    return fresh.cache;
+    return fresh;
+  }
+
+  /**
+   * After a write committed on this instance: the events it changed are read
+   * for each language and host whose feed an anonymous client read in the
+   * last minute, as that client's next poll will show them (FeedEventCache),
+   * so the poll takes them ready instead of reading them itself. They are
+   * read with the entry's venues, organizers and terms as they are: should
+   * one have changed since the entry's head, the next poll learns of it
+   * before it takes any record, and forgets those that embed it. Changes
+   * are gathered for WARM_DELAY_MS first, so a burst of writes is read in
+   * a few batches. Best effort: a poll reads whatever is not there.
+   */
+  private warm(changes: CommittedChange[]): void {
+    for (const change of changes) {
+      if (change.kind !== 'event' || change.deleted) continue;
+      this.toWarm.set(change.id, Math.max(change.seq, this.toWarm.get(change.id) ?? 0));
+    }
+    if (this.toWarm.size === 0 || this.warming) return;
+    this.warming = true;
+    setTimeout(() => void this.warmBatches(), WARM_DELAY_MS).unref();
+  }
+
+  private async warmBatches(): Promise<void> {
+    try {
+      while (this.toWarm.size > 0) {
+        const batch = [...this.toWarm].slice(0, WARM_BATCH).map(([id, seq]) => ({ id, seq }));
+        for (const { id } of batch) this.toWarm.delete(id);
+        const polled = [...this.linked.values()].filter(
+          (entry) => Date.now() - entry.polledAt <= LINKED_MAX_AGE_MS,
+        );
+        for (const entry of polled) {
+          const ctx: RequestContext = { language: entry.language, apiUrl: entry.apiUrl };
+          await entry.events
+            .recordsOf(batch, (ids) => this.events.feedRecords(ids, ctx, entry.cache))
+            .catch(() => undefined);
+        }
+      }
+    } finally {
+      this.warming = false;
+    }
   }
 
   /**
@@ -316,6 +398,11 @@ export class ChangesService {
     });
   }
 
+  private hasReadReplicas(): boolean {
+    const options = this.dataSource.options as { replication?: unknown };
+    return Boolean(options.replication);
+  }
+
   /** The key is made by the migration and never changes: read once. */
   private cursorCodec(): Promise<CursorCodec> {
     this.codec ??= this.dataSource
@@ -356,6 +443,26 @@ function linkedIn(
   return rows.flatMap((row) =>
     row.kind !== 'event' && row.seq > after ? [{ kind: LINKED_KINDS[row.kind], id: row.id }] : [],
   );
+}
+
+/** Whether an event record embeds one of these venues, organizers or terms. */
+function embedsAnyOf(
+  changed: Array<{ kind: 'venue' | 'organizer' | 'term'; id: number }>,
+): (record: ChangeRecord) => boolean {
+  const keys = new Set(changed.map(({ kind, id }) => `${kind}:${id}`));
+  const has = (kind: string, members: unknown) =>
+    [members]
+      .flat()
+      .some((member) => keys.has(`${kind}:${(member as { id?: number } | null)?.id}`));
+  return (record) => {
+    const event = record as Partial<Record<'venue' | 'organizer' | 'categories' | 'tags', unknown>>;
+    return (
+      has('venue', event.venue) ||
+      has('organizer', event.organizer) ||
+      has('term', event.categories) ||
+      has('term', event.tags)
+    );
+  };
 }
 
 type PostRecord = ChangeRecord & { author: string; status: PostStatus };

@@ -36,27 +36,25 @@ describe('JsonWriter', () => {
             record: fc.option(plain, { nil: undefined }),
             picks: fc.array(fc.nat(), { maxLength: 5 }),
             list: fc.boolean(),
+            sharedRecord: fc.boolean(),
           }),
           { maxLength: 6 },
         ),
         (records, entries) => {
-          // Each record embeds shared ones: alone, as a list of them, or beside plain members.
+          // Each record embeds shared ones: alone, as a list of them, or beside plain
+          // members; and may be shared itself (a feed's cached event record).
           const page = {
-            changes: entries.map(({ kind, id, record, picks, list }) => ({
-              kind,
-              id,
-              ...(record
-                ? {
-                    record: {
-                      ...record,
-                      linked: list
-                        ? picks.map((p) => records[p % records.length])
-                        : records[(picks[0] ?? 0) % records.length],
-                      after: 'x',
-                    },
-                  }
-                : {}),
-            })),
+            changes: entries.map(({ kind, id, record, picks, list, sharedRecord }) => {
+              if (!record) return { kind, id };
+              const full = {
+                ...record,
+                linked: list
+                  ? picks.map((p) => records[p % records.length])
+                  : records[(picks[0] ?? 0) % records.length],
+                after: 'x',
+              };
+              return { kind, id, record: sharedRecord ? shareJson(full) : full };
+            }),
             next_cursor: 'c',
             has_more: entries.length > 3,
           };
@@ -89,6 +87,39 @@ describe('JsonWriter', () => {
     } finally {
       stringify.mockRestore();
     }
+  });
+
+  it('encodes a shared record that embeds shared ones from their bytes, once', () => {
+    const venue = shareJson({ venue: 'Paradiso', city: 'Amsterdam' });
+    const event = shareJson({ id: 7, title: 'Concert', venue, organizers: [venue] });
+    JsonWriter.sharedBytes(venue);
+    const stringify = jest.spyOn(JSON, 'stringify');
+    let bytes: Buffer;
+    let again: Buffer;
+    let page: string;
+    let firstCalls: unknown[];
+    let laterCalls: number;
+    try {
+      bytes = JsonWriter.sharedBytes(event);
+      firstCalls = stringify.mock.calls.map(([value]) => value as unknown);
+      stringify.mockClear();
+      again = JsonWriter.sharedBytes(event);
+      const out = new JsonWriter();
+      out.array([event, event], (item) => out.object(item));
+      page = out.bytes().toString('utf8');
+      laterCalls = stringify.mock.calls.length;
+    } finally {
+      stringify.mockRestore();
+    }
+    const json =
+      '{"id":7,"title":"Concert","venue":{"venue":"Paradiso","city":"Amsterdam"},' +
+      '"organizers":[{"venue":"Paradiso","city":"Amsterdam"}]}';
+    expect(bytes.toString('utf8')).toBe(json);
+    // The venue's bytes were taken, not stringified again inside the event.
+    expect(JSON.stringify(firstCalls)).not.toContain('Paradiso');
+    expect(again).toBe(bytes);
+    expect(page).toBe(`[${json},${json}]`);
+    expect(laterCalls).toBe(0);
   });
 
   it('writes a nested member that is null or not an object as JSON.stringify does', () => {

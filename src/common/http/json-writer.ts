@@ -39,12 +39,6 @@ function isSharedList(value: unknown): value is object[] {
   return Array.isArray(value) && value.length > 0 && value.every(isShared);
 }
 
-function sharedBytes(value: object): Buffer {
-  let bytes = encoded.get(value);
-  if (!bytes) encoded.set(value, (bytes = Buffer.from(JSON.stringify(value), 'utf8')));
-  return bytes;
-}
-
 /**
  * Stands in for a member while its object is stringified. No text of a
  * record can equal it: it holds a random token made at start-up.
@@ -66,13 +60,33 @@ export class JsonWriter {
   private text = '';
 
   /**
+   * The UTF-8 JSON of a shared value (shareJson), encoded the first time it
+   * is asked for. Shared values it holds (an event record embeds venues) are
+   * taken as their own bytes.
+   */
+  static sharedBytes(value: object): Buffer {
+    let bytes = encoded.get(value);
+    if (!bytes) {
+      const out = new JsonWriter();
+      if (Array.isArray(value)) out.array(value, (item) => out.value(item));
+      else out.fields(value);
+      encoded.set(value, (bytes = out.bytes()));
+    }
+    return bytes;
+  }
+
+  /**
    * Writes an object with its own members in their order, as JSON.stringify
    * would: stringified in one piece with the members it writes otherwise
    * (shared ones, and those named in `members`) stood in for by placeholder
    * strings, which are then replaced by those members' own pieces.
    */
   object(value: object, members: MemberWriters = {}): void {
-    if (encoded.has(value)) return this.value(value);
+    if (encoded.has(value)) this.value(value);
+    else this.fields(value, members);
+  }
+
+  private fields(value: object, members: MemberWriters = {}): void {
     let copy: Record<string, unknown> | undefined;
     const own: Array<[string, unknown]> = [];
     for (const key of Object.keys(value)) {
@@ -116,7 +130,7 @@ export class JsonWriter {
   value(value: unknown): void {
     if (isShared(value)) {
       this.flush();
-      this.parts.push(sharedBytes(value));
+      this.parts.push(JsonWriter.sharedBytes(value));
     } else if (isSharedList(value)) {
       this.array(value, (item) => this.value(item));
     } else {
