@@ -54,8 +54,10 @@ const LINKED_MAX_KEYS = 16;
 /** Answers read ahead at a time, of all clients together (each up to 1,000 records). */
 const READ_AHEAD_PAGES = 4;
 
-/** Event records kept per language and host for anonymous polls: a few polls' worth of changes. */
+/** Event records kept for anonymous polls, of all languages and hosts together (~11 KB each). */
 const EVENT_RECORDS_MAX = 2_000;
+/** The languages and hosts, most recently polled first, whose changed events are read ahead. */
+const WARM_SCOPES = 4;
 /** Changed events read ahead for the next polls at a time (more wait for the next batch). */
 const WARM_BATCH = 1_000;
 /** How long changed events are gathered before they are read ahead (see warm). */
@@ -70,8 +72,8 @@ interface LinkedEntry {
   /** When an anonymous client last read the feed in this language and host. */
   polledAt: number;
   cache: LinkedRecordCache;
-  /** Anonymous event records by change (FeedEventCache); unused with read replicas. */
-  events: FeedEventCache<ChangeRecord>;
+  /** Its records' scope in the event record cache: a new entry starts with none. */
+  scope: string;
 }
 
 /**
@@ -88,9 +90,13 @@ export class ChangesService implements OnModuleInit {
   private readonly linked = new Map<string, LinkedEntry>();
 
   private readonly readAhead = new FeedReadAhead<ChangesPageDto>(READ_AHEAD_PAGES);
+  /** Event records for anonymous polls, per LinkedEntry scope; unused with read replicas. */
+  private readonly eventRecords = new FeedEventCache<ChangeRecord>(EVENT_RECORDS_MAX);
   /** Changed events waiting to be read for the next polls (warm), and whether a batch runs. */
   private readonly toWarm = new Map<number, number>();
   private warming = false;
+  /** Entries made so far: each new one is a new scope of event records. */
+  private entriesMade = 0;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -146,8 +152,8 @@ export class ChangesService implements OnModuleInit {
     );
     if (!ctx.user) linked.polledAt = Date.now();
     // Polls of anonymous clients that caught up; the pages of a sync are read once each.
-    const eventCache = ctx.user || hasMore || this.hasReadReplicas() ? undefined : linked.events;
-    const records = await this.readableRecords(rows, ctx, linked.cache, eventCache);
+    const kept = ctx.user || hasMore || this.hasReadReplicas() ? undefined : linked.scope;
+    const records = await this.readableRecords(rows, ctx, linked.cache, kept);
     const changes: ChangeEntryDto[] = [];
     for (const { kind, id, seq, changedAt } of rows) {
       const record = records.get(kind)?.get(id);
@@ -218,7 +224,8 @@ export class ChangesService implements OnModuleInit {
     rows: ChangeRow[],
     ctx: RequestContext,
     linked?: LinkedRecordCache,
-    eventCache?: FeedEventCache<ChangeRecord>,
+    /** The scope of the event records kept for this anonymous poll (FeedEventCache). */
+    keptScope?: string,
   ): Promise<Map<ChangeKind, Map<number, ChangeRecord>>> {
     const ids = (kind: ChangeKind) =>
       rows.filter((row) => row.kind === kind && !row.deleted).map((row) => row.id);
@@ -229,8 +236,8 @@ export class ChangesService implements OnModuleInit {
     const [events, { terms, organizers, venues }] = await Promise.all([
       eventRows.length === 0
         ? new Map<number, ChangeRecord>()
-        : eventCache
-          ? eventCache.recordsOf(eventRows, readEvents)
+        : keptScope !== undefined
+          ? this.eventRecords.recordsOf(keptScope, eventRows, readEvents)
           : readEvents(eventRows.map((row) => row.id)),
       termIds.length || organizerIds.length || venueIds.length
         ? this.records.linkedRecords(termIds, organizerIds, venueIds, ctx, linked)
@@ -254,7 +261,8 @@ export class ChangesService implements OnModuleInit {
    * newer state is what a read after the snapshot would show anyway, and its
    * change follows). A read that saw a newer head drops the records changed
    * in between and carries the rest over (LinkedRecordCache.drop also keeps
-   * loads that began before it out). The shared data version cannot key
+   * loads that began before it out), and the kept event records that embed
+   * them are forgotten (FeedEventCache.invalidate). The shared data version cannot key
    * this: a request reads it before the page, so a page may hold a change
    * that committed (with its bump) after the version the request read
    * (docs/decisions.md). Starts over after
@@ -281,7 +289,7 @@ export class ChangesService implements OnModuleInit {
       if (changed && this.linked.get(key) === entry) {
         if (entry.head < head) {
           entry.cache.drop(changed);
-          if (changed.length > 0) entry.events.invalidate(embedsAnyOf(changed));
+          if (changed.length > 0) this.eventRecords.invalidate(embedsAnyOf(changed));
           entry.head = head;
         }
         return entry;
@@ -295,7 +303,8 @@ export class ChangesService implements OnModuleInit {
       since: Date.now(),
       polledAt: entry?.polledAt ?? 0,
       cache: new LinkedRecordCache(LINKED_MAX_PER_KIND, true),
-      events: new FeedEventCache<ChangeRecord>(EVENT_RECORDS_MAX),
+      // Like the linked records, the event records start over (the old ones age out).
+      scope: `${key} ${++this.entriesMade}`,
     };
     this.linked.set(key, fresh);
     return fresh;
@@ -327,13 +336,14 @@ export class ChangesService implements OnModuleInit {
       while (this.toWarm.size > 0) {
         const batch = [...this.toWarm].slice(0, WARM_BATCH).map(([id, seq]) => ({ id, seq }));
         for (const { id } of batch) this.toWarm.delete(id);
-        const polled = [...this.linked.values()].filter(
-          (entry) => Date.now() - entry.polledAt <= LINKED_MAX_AGE_MS,
-        );
+        const polled = [...this.linked.values()]
+          .filter((entry) => Date.now() - entry.polledAt <= LINKED_MAX_AGE_MS)
+          .sort((a, b) => b.polledAt - a.polledAt)
+          .slice(0, WARM_SCOPES);
         for (const entry of polled) {
           const ctx: RequestContext = { language: entry.language, apiUrl: entry.apiUrl };
-          await entry.events
-            .recordsOf(batch, (ids) => this.events.feedRecords(ids, ctx, entry.cache))
+          await this.eventRecords
+            .recordsOf(entry.scope, batch, (ids) => this.events.feedRecords(ids, ctx, entry.cache))
             .catch(() => undefined);
         }
       }

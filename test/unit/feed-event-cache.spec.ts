@@ -22,6 +22,7 @@ describe('FeedEventCache', () => {
     const cache = new FeedEventCache<Rec>(10);
     const { asked, load } = loader();
     const first = await cache.recordsOf(
+      'nl',
       [
         { id: 1, seq: 5 },
         { id: 2, seq: 6 },
@@ -31,6 +32,7 @@ describe('FeedEventCache', () => {
     expect([...first.values()].map((r) => r.title)).toEqual(['t1@1', 't2@1']);
 
     const again = await cache.recordsOf(
+      'nl',
       [
         { id: 1, seq: 5 },
         { id: 2, seq: 9 },
@@ -46,6 +48,7 @@ describe('FeedEventCache', () => {
     const cache = new FeedEventCache<Rec>(10);
     const { asked, load } = loader([3]);
     const records = await cache.recordsOf(
+      'nl',
       [
         { id: 1, seq: 1 },
         { id: 3, seq: 2 },
@@ -55,7 +58,7 @@ describe('FeedEventCache', () => {
     expect(records.has(3)).toBe(false);
     expect(Object.isFrozen(records.get(1))).toBe(true);
     expect(JsonWriter.sharedBytes(records.get(1)!).toString()).toBe(JSON.stringify(records.get(1)));
-    await cache.recordsOf([{ id: 3, seq: 2 }], load);
+    await cache.recordsOf('nl', [{ id: 3, seq: 2 }], load);
     expect(asked).toEqual([[1, 3], [3]]);
     expect(cache.size).toBe(1);
   });
@@ -65,6 +68,7 @@ describe('FeedEventCache', () => {
     const load = async (ids: number[]) =>
       new Map(ids.map((id) => [id, { id, title: `t${id}`, venue: { id: id * 10 } }]));
     await cache.recordsOf(
+      'nl',
       [
         { id: 1, seq: 1 },
         { id: 2, seq: 2 },
@@ -74,6 +78,7 @@ describe('FeedEventCache', () => {
     cache.invalidate((record) => record.venue?.id === 20);
     const reload = jest.fn(load);
     await cache.recordsOf(
+      'nl',
       [
         { id: 1, seq: 1 },
         { id: 2, seq: 2 },
@@ -90,7 +95,7 @@ describe('FeedEventCache', () => {
       new Promise<Map<number, Rec>>((resolve) => {
         release = () => resolve(new Map(ids.map((id) => [id, { id, title: 'old venue' }])));
       });
-    const reading = cache.recordsOf([{ id: 1, seq: 1 }], slow);
+    const reading = cache.recordsOf('nl', [{ id: 1, seq: 1 }], slow);
     cache.invalidate(() => true);
     release();
     // The reader gets its answer, but it is not kept.
@@ -101,22 +106,36 @@ describe('FeedEventCache', () => {
   it('keeps the newest change of a record when an older read finishes last', async () => {
     const cache = new FeedEventCache<Rec>(10);
     const { load } = loader();
-    await cache.recordsOf([{ id: 1, seq: 8 }], load);
-    await cache.recordsOf([{ id: 1, seq: 7 }], load);
+    await cache.recordsOf('nl', [{ id: 1, seq: 8 }], load);
+    await cache.recordsOf('nl', [{ id: 1, seq: 7 }], load);
     const { asked, load: count } = loader();
-    await cache.recordsOf([{ id: 1, seq: 8 }], count);
+    await cache.recordsOf('nl', [{ id: 1, seq: 8 }], count);
     expect(asked).toEqual([]);
+  });
+
+  it('keeps each scope (language and host) apart, and forgets embedding records in all of them', async () => {
+    const cache = new FeedEventCache<Rec>(10);
+    const load = jest.fn(
+      async (ids: number[]) => new Map(ids.map((id) => [id, { id, title: 't', venue: { id: 5 } }])),
+    );
+    await cache.recordsOf('nl', [{ id: 1, seq: 1 }], load);
+    await cache.recordsOf('en', [{ id: 1, seq: 1 }], load);
+    await cache.recordsOf('nl', [{ id: 1, seq: 1 }], load);
+    expect(load).toHaveBeenCalledTimes(2);
+    cache.invalidate((record) => record.venue?.id === 5);
+    expect(cache.size).toBe(0);
   });
 
   it('starts over when full', async () => {
     const cache = new FeedEventCache<Rec>(3);
     const { load } = loader();
     await cache.recordsOf(
+      'nl',
       [1, 2, 3].map((id) => ({ id, seq: id })),
       load,
     );
     expect(cache.size).toBe(3);
-    await cache.recordsOf([{ id: 4, seq: 4 }], load);
+    await cache.recordsOf('nl', [{ id: 4, seq: 4 }], load);
     expect(cache.size).toBe(1);
   });
 });
