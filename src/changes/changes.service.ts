@@ -53,6 +53,8 @@ const LINKED_MAX_KEYS = 16;
 
 /** Answers read ahead at a time, of all clients together (each up to 1,000 records). */
 const READ_AHEAD_PAGES = 4;
+/** Empty answers kept for polls repeated while nothing is written (~200 bytes each). */
+const CAUGHT_UP_MAX = 1_000;
 
 /** Event records kept for anonymous polls, of all languages and hosts together (~11 KB each). */
 const EVENT_RECORDS_MAX = 2_000;
@@ -90,6 +92,12 @@ export class ChangesService implements OnModuleInit {
   private readonly linked = new Map<string, LinkedEntry>();
 
   private readonly readAhead = new FeedReadAhead<ChangesPageDto>(READ_AHEAD_PAGES);
+  /**
+   * The last empty answer per request (cursor, parameters, caller) with the
+   * data version read before it: a client that polls again while nothing
+   * was written gets it again without a read (as ReadValidatorCache's 304).
+   */
+  private readonly caughtUp = new Map<string, { version: number; page: ChangesPageDto }>();
   /** Event records for anonymous polls, per LinkedEntry scope; unused with read replicas. */
   private readonly eventRecords = new FeedEventCache<ChangeRecord>(EVENT_RECORDS_MAX);
   /** Changed events waiting to be read for the next polls (warm), and whether a batch runs. */
@@ -112,20 +120,35 @@ export class ChangesService implements OnModuleInit {
   }
 
   /**
-   * One answer of the feed: read ahead by the previous answer of the same
-   * sync when nothing was written since (FeedReadAhead), else read now; an
-   * answer with more to come starts reading the next one.
+   * One answer of the feed: the same empty one again when the client polls
+   * while nothing was written; read ahead by the previous answer of the
+   * same sync when nothing was written since (FeedReadAhead), else read
+   * now; an answer with more to come starts reading the next one.
    */
   async page(query: ChangesQueryDto, ctx: RequestContext): Promise<ChangesPageDto> {
     const version = await this.versions.current(ctx);
-    const page =
-      (await this.readAhead.take(readAheadKey(query, ctx), version)) ??
-      (await this.read(query, ctx));
+    const key = readAheadKey(query, ctx);
+    const caughtUp = this.caughtUp.get(key);
+    if (caughtUp?.version === version) {
+      // Still a poll: its language and host keep having their changes read ahead (warm).
+      if (!ctx.user) this.touchPolled(ctx);
+      return caughtUp.page;
+    }
+    const page = (await this.readAhead.take(key, version)) ?? (await this.read(query, ctx));
+    if (page.changes.length === 0 && !page.has_more) {
+      if (this.caughtUp.size >= CAUGHT_UP_MAX) this.caughtUp.clear();
+      this.caughtUp.set(key, { version, page });
+    }
     if (page.has_more) {
       const next = { ...query, since: page.next_cursor };
       this.readAhead.start(readAheadKey(next, ctx), version, () => this.read(next, ctx));
     }
     return page;
+  }
+
+  private touchPolled(ctx: RequestContext): void {
+    const entry = this.linked.get(`${ctx.language}:${ctx.apiUrl}`);
+    if (entry) entry.polledAt = Date.now();
   }
 
   private async read(query: ChangesQueryDto, ctx: RequestContext): Promise<ChangesPageDto> {
@@ -150,7 +173,7 @@ export class ChangesService implements OnModuleInit {
       ctx,
       whole ? { after: position, rows } : undefined,
     );
-    if (!ctx.user) linked.polledAt = Date.now();
+    if (!ctx.user) this.touchPolled(ctx);
     // Polls of anonymous clients that caught up; the pages of a sync are read once each.
     const kept = ctx.user || hasMore || this.hasReadReplicas() ? undefined : linked.scope;
     const records = await this.readableRecords(rows, ctx, linked.cache, kept);

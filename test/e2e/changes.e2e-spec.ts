@@ -120,6 +120,32 @@ describe('changes feed', () => {
     expect(organizer.id).toBe(1);
   });
 
+  it('answers a poll repeated while nothing was written without reading again, and reads after a write', async () => {
+    await post('/events', event('Draft', { status: 'draft' }));
+    const { next_cursor: cursor } = await feedPage(t);
+    const feed = t.app.get(ChangesService) as unknown as {
+      readChanges: (...args: unknown[]) => Promise<unknown>;
+    };
+    const reads = jest.spyOn(feed, 'readChanges');
+    try {
+      const idle = { changes: [], next_cursor: cursor, has_more: false };
+      expect(await feedPage(t, { since: cursor })).toEqual(idle);
+      expect(await feedPage(t, { since: cursor })).toEqual(idle);
+      expect(reads).toHaveBeenCalledTimes(1);
+      // Another caller with the same cursor gets an answer read for it.
+      const editor = await feedPage(t, { since: cursor }, t.auth.editor);
+      expect(reads).toHaveBeenCalledTimes(2);
+      expect(editor.changes).toEqual([]);
+
+      const created = await post('/events', event('Concert'));
+      const next = await feedPage(t, { since: cursor });
+      expect(reads).toHaveBeenCalledTimes(3);
+      expect(next.changes).toEqual([upsert('event', await read(`/events/${created.id}`))]);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
   it('filters by kinds (comma list or array) and pages with per_page', async () => {
     for (const name of ['A', 'B', 'C']) await post('/venues', { venue: name });
     await post('/tags', { name: 'Live' });
