@@ -1,5 +1,5 @@
 import { EventsService } from '../../src/events/events.service';
-import { FeedClient, feedPage, withoutJsonLd } from './helpers/changes';
+import { FeedClient, feedPage, withoutJsonLd, postOk } from './helpers/changes';
 import { eventually } from './helpers/webhook-receiver';
 import { API, createTestApp, TestApp, UserName } from './helpers/test-app';
 
@@ -30,17 +30,8 @@ describe('changes feed: event records kept for anonymous polls', () => {
     reads = [];
   });
 
-  const post = async (path: string, body: object, user: UserName = 'editor') => {
-    const response = await t
-      .http()
-      .post(`${API}${path}`)
-      .set('Authorization', t.auth[user])
-      .send(body);
-    if (response.status !== 201 && response.status !== 200) {
-      throw new Error(`${path} answered ${response.status}: ${JSON.stringify(response.body)}`);
-    }
-    return response.body as { id: number } & Record<string, unknown>;
-  };
+  const post = (path: string, body: object, user: UserName = 'editor') =>
+    postOk(t, path, body, user);
   const read = async (path: string, user?: UserName) => {
     const request = t.http().get(`${API}${path}`);
     const response = await (user ? request.set('Authorization', t.auth[user]) : request).expect(

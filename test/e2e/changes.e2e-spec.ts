@@ -2,7 +2,14 @@ import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { ChangesRetention } from '../../src/changes/changes-retention.service';
 import { ChangesService } from '../../src/changes/changes.service';
-import { FeedClient, FeedEntry, feedPage, feedRequest, withoutJsonLd } from './helpers/changes';
+import {
+  FeedClient,
+  FeedEntry,
+  feedPage,
+  feedRequest,
+  withoutJsonLd,
+  postOk,
+} from './helpers/changes';
 import { API, createTestApp, errorBody, TestApp, UserName } from './helpers/test-app';
 
 /*
@@ -22,17 +29,8 @@ describe('changes feed', () => {
   afterAll(() => t?.close());
   beforeEach(() => t.reset());
 
-  const post = async (path: string, body: object, user: UserName = 'editor') => {
-    const response = await t
-      .http()
-      .post(`${API}${path}`)
-      .set('Authorization', t.auth[user])
-      .send(body);
-    if (response.status !== 201 && response.status !== 200) {
-      throw new Error(`${path} answered ${response.status}: ${JSON.stringify(response.body)}`);
-    }
-    return response.body as { id: number } & Record<string, unknown>;
-  };
+  const post = (path: string, body: object, user: UserName = 'editor') =>
+    postOk(t, path, body, user);
   const remove = (path: string, user: UserName = 'editor') =>
     t.http().delete(`${API}${path}`).set('Authorization', t.auth[user]).expect(200);
   /** The single GET's body without json_ld: what an upsert carries. */

@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import { API, TestApp } from './test-app';
+import { API, TestApp, UserName } from './test-app';
 
 /*
  * Helpers of the changes feed suites (contract §12): one request, and a
@@ -88,4 +88,22 @@ export class FeedClient {
 export function withoutJsonLd(body: Record<string, unknown>): Record<string, unknown> {
   const { json_ld: _jsonLd, ...rest } = body;
   return rest;
+}
+
+/** A POST (create or update) as `user`, asserted 200 or 201; its body. */
+export async function postOk(
+  t: TestApp,
+  path: string,
+  body: object,
+  user: UserName = 'editor',
+): Promise<{ id: number } & Record<string, unknown>> {
+  const response = await t
+    .http()
+    .post(`${API}${path}`)
+    .set('Authorization', t.auth[user])
+    .send(body);
+  if (response.status !== 201 && response.status !== 200) {
+    throw new Error(`${path} answered ${response.status}: ${JSON.stringify(response.body)}`);
+  }
+  return response.body as { id: number } & Record<string, unknown>;
 }
