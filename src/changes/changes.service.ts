@@ -337,12 +337,13 @@ export class ChangesService implements OnModuleInit {
    * After a write committed on this instance: the events it changed are read
    * for each language and host whose feed an anonymous client read in the
    * last minute, as that client's next poll will show them (FeedEventCache),
-   * so the poll takes them ready instead of reading them itself. They are
-   * read with the entry's venues, organizers and terms as they are: should
-   * one have changed since the entry's head, the next poll learns of it
-   * before it takes any record, and forgets those that embed it. Changes
-   * are gathered for WARM_DELAY_MS first, so a burst of writes is read in
-   * a few batches. Best effort: a poll reads whatever is not there.
+   * so the poll takes them ready instead of reading them itself. Every
+   * change up to the batch's last number has committed (sequence order is
+   * commit order), so the entry first moves to that head: venues,
+   * organizers and terms the same writes changed (a term's count on a
+   * create) are embedded as they are now. Changes are gathered for
+   * WARM_DELAY_MS first, so a burst of writes is read in a few batches.
+   * Best effort: a poll reads whatever is not there.
    */
   private warm(changes: CommittedChange[]): void {
     for (const change of changes) {
@@ -359,14 +360,19 @@ export class ChangesService implements OnModuleInit {
       while (this.toWarm.size > 0) {
         const batch = [...this.toWarm].slice(0, WARM_BATCH).map(([id, seq]) => ({ id, seq }));
         for (const { id } of batch) this.toWarm.delete(id);
+        const head = Math.max(...batch.map((change) => change.seq));
         const polled = [...this.linked.values()]
           .filter((entry) => Date.now() - entry.polledAt <= LINKED_MAX_AGE_MS)
           .sort((a, b) => b.polledAt - a.polledAt)
           .slice(0, WARM_SCOPES);
-        for (const entry of polled) {
-          const ctx: RequestContext = { language: entry.language, apiUrl: entry.apiUrl };
-          await this.eventRecords
-            .recordsOf(entry.scope, batch, (ids) => this.events.feedRecords(ids, ctx, entry.cache))
+        for (const { language, apiUrl } of polled) {
+          const ctx: RequestContext = { language, apiUrl };
+          await this.linkedAt(head, ctx)
+            .then((entry) =>
+              this.eventRecords.recordsOf(entry.scope, batch, (ids) =>
+                this.events.feedRecords(ids, ctx, entry.cache),
+              ),
+            )
             .catch(() => undefined);
         }
       }

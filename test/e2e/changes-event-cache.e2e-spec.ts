@@ -70,6 +70,27 @@ describe('changes feed: event records kept for anonymous polls', () => {
     expect(reads.length).toBe(readsBeforePoll);
   });
 
+  it('reads a created event ahead with the counts of its terms as the create left them', async () => {
+    const category = await post('/categories', { name: 'Muziek' });
+    const client = new FeedClient(t);
+    await client.sync();
+
+    const before = reads.length;
+    const created = await post('/events', event('Concert', { categories: [category.id] }));
+    await warmed(created.id, before);
+    const readsBeforePoll = reads.length;
+    const seen = await client.sync();
+    expect(seen.map((entry) => `${entry.kind}:${entry.id}`)).toEqual([
+      `category:${category.id}`,
+      `event:${created.id}`,
+    ]);
+    expect(client.records.get(`event:${created.id}`)).toEqual(await read(`/events/${created.id}`));
+    expect(client.records.get(`event:${created.id}`)).toMatchObject({
+      categories: [{ id: category.id, count: 1 }],
+    });
+    expect(reads.length).toBe(readsBeforePoll);
+  });
+
   it('shows an event read ahead with the venue as renamed after that read, when one page holds both', async () => {
     const venue = await post('/venues', { venue: 'Zaal' });
     const created = await post('/events', event('Concert', { venue: venue.id }));
