@@ -1,5 +1,5 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { API, createTestApp, errorBody, mysqlTestUrl, TestApp } from '../helpers/test-app';
+import { withStall } from '../helpers/stall';
 import { TcpProxy } from '../helpers/tcp-proxy';
 
 /*
@@ -45,23 +45,6 @@ onMysql('database faults', () => {
     const started = Date.now();
     const result = await work();
     return [result, Date.now() - started];
-  };
-
-  /**
-   * Runs `work` and returns how long this process could not run meanwhile (the
-   * longest event-loop delay: garbage collection, a starved CPU). The service runs
-   * in this process, so its timers are late by that much: a bound on its answer
-   * time holds give or take that stall, which the slowest CI machines show (> 1 s).
-   */
-  const withStall = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
-    try {
-      const result = await work();
-      return [result, Math.round(delay.max / 1e6)];
-    } finally {
-      delay.disable();
-    }
   };
 
   /** Polls until the list answers 200 again; returns how long that took. */
