@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AccessPolicy, PostStatus } from '../auth/policy';
 import { DataVersionService } from '../common/cache/data-version.service';
+import { VersionStampedLru } from '../common/cache/version-stamped-lru';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { utcWire } from '../common/time/dates';
@@ -97,7 +98,7 @@ export class ChangesService implements OnModuleInit {
    * data version read before it: a client that polls again while nothing
    * was written gets it again without a read (as ReadValidatorCache's 304).
    */
-  private readonly caughtUp = new Map<string, { version: number; page: ChangesPageDto }>();
+  private readonly caughtUp = new VersionStampedLru<ChangesPageDto>(CAUGHT_UP_MAX);
   /** Event records for anonymous polls, per LinkedEntry scope; unused with read replicas. */
   private readonly eventRecords = new FeedEventCache<ChangeRecord>(EVENT_RECORDS_MAX);
   /** Changed events waiting to be read for the next polls (warm), and whether a batch runs. */
@@ -128,17 +129,14 @@ export class ChangesService implements OnModuleInit {
   async page(query: ChangesQueryDto, ctx: RequestContext): Promise<ChangesPageDto> {
     const version = await this.versions.current(ctx);
     const key = readAheadKey(query, ctx);
-    const caughtUp = this.caughtUp.get(key);
-    if (caughtUp?.version === version) {
+    const caughtUp = this.caughtUp.get(key, version);
+    if (caughtUp) {
       // Still a poll: its language and host keep having their changes read ahead (warm).
       if (!ctx.user) this.touchPolled(ctx);
-      return caughtUp.page;
+      return caughtUp;
     }
     const page = (await this.readAhead.take(key, version)) ?? (await this.read(query, ctx));
-    if (page.changes.length === 0 && !page.has_more) {
-      if (this.caughtUp.size >= CAUGHT_UP_MAX) this.caughtUp.clear();
-      this.caughtUp.set(key, { version, page });
-    }
+    if (page.changes.length === 0 && !page.has_more) this.caughtUp.set(key, page, version);
     if (page.has_more) {
       const next = { ...query, since: page.next_cursor };
       this.readAhead.start(readAheadKey(next, ctx), version, () => this.read(next, ctx));

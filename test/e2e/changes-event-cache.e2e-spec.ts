@@ -1,5 +1,5 @@
 import { EventsService } from '../../src/events/events.service';
-import { FeedClient, feedPage, withoutJsonLd, postOk } from './helpers/changes';
+import { FeedClient, feedPage, postOk, readAsFeed } from './helpers/changes';
 import { eventually } from './helpers/webhook-receiver';
 import { API, createTestApp, TestApp, UserName } from './helpers/test-app';
 
@@ -32,13 +32,8 @@ describe('changes feed: event records kept for anonymous polls', () => {
 
   const post = (path: string, body: object, user: UserName = 'editor') =>
     postOk(t, path, body, user);
-  const read = async (path: string, user?: UserName) => {
-    const request = t.http().get(`${API}${path}`);
-    const response = await (user ? request.set('Authorization', t.auth[user]) : request).expect(
-      200,
-    );
-    return withoutJsonLd(response.body as Record<string, unknown>);
-  };
+  /** The single GET's body without json_ld: what an upsert carries. */
+  const read = (path: string, user?: UserName) => readAsFeed(t, path, user);
   const event = (title: string, extra: object = {}) => ({
     title,
     start_date: '2030-05-01 20:00:00',
@@ -68,6 +63,26 @@ describe('changes feed: event records kept for anonymous polls', () => {
     expect(entry.record).toMatchObject({ title: 'Concert!' });
     // The poll took the record read ahead.
     expect(reads.length).toBe(readsBeforePoll);
+  });
+
+  it('leaves an event whose read ahead failed (database down) to the poll, which reads it itself', async () => {
+    const created = await post('/events', event('Concert'));
+    const client = new FeedClient(t);
+    await client.sync();
+
+    const feedRecords = jest.mocked(t.app.get(EventsService).feedRecords);
+    const calls = feedRecords.mock.calls.length;
+    feedRecords.mockImplementationOnce(() => Promise.reject(new Error('database down')));
+    await post(`/events/${created.id}`, { title: 'Concert!' });
+    await eventually(
+      async () => feedRecords.mock.calls.length,
+      (count) => count > calls,
+    );
+    const readsBeforePoll = reads.length;
+    const [entry] = await client.sync();
+    expect(entry.record).toEqual(await read(`/events/${created.id}`));
+    expect(entry.record).toMatchObject({ title: 'Concert!' });
+    expect(reads.slice(readsBeforePoll)).toEqual([[created.id]]);
   });
 
   it('reads a created event ahead with the counts of its terms as the create left them', async () => {

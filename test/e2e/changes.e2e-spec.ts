@@ -7,8 +7,8 @@ import {
   FeedEntry,
   feedPage,
   feedRequest,
-  withoutJsonLd,
   postOk,
+  readAsFeed,
 } from './helpers/changes';
 import { API, createTestApp, errorBody, TestApp, UserName } from './helpers/test-app';
 
@@ -34,13 +34,7 @@ describe('changes feed', () => {
   const remove = (path: string, user: UserName = 'editor') =>
     t.http().delete(`${API}${path}`).set('Authorization', t.auth[user]).expect(200);
   /** The single GET's body without json_ld: what an upsert carries. */
-  const read = async (path: string, user?: UserName) => {
-    const request = t.http().get(`${API}${path}`);
-    const response = await (user ? request.set('Authorization', t.auth[user]) : request).expect(
-      200,
-    );
-    return withoutJsonLd(response.body as Record<string, unknown>);
-  };
+  const read = (path: string, user?: UserName) => readAsFeed(t, path, user);
   const upsert = (kind: FeedEntry['kind'], record: Record<string, unknown>) => ({
     kind,
     id: record.id,

@@ -107,3 +107,14 @@ export async function postOk(
   }
   return response.body as { id: number } & Record<string, unknown>;
 }
+
+/** A single GET as `user` (or anonymous), asserted 200: its body as an upsert carries it. */
+export async function readAsFeed(
+  t: TestApp,
+  path: string,
+  user?: UserName,
+): Promise<Record<string, unknown>> {
+  const request = t.http().get(`${API}${path}`);
+  const response = await (user ? request.set('Authorization', t.auth[user]) : request).expect(200);
+  return withoutJsonLd(response.body as Record<string, unknown>);
+}
