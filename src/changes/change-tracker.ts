@@ -1,4 +1,5 @@
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   DataSource,
@@ -9,6 +10,7 @@ import {
   TransactionRollbackEvent,
 } from 'typeorm';
 import { currentVersionBumps, VersionBumps } from '../common/cache/version-bumps';
+import { appConfig } from '../config/app.config';
 import { nowEpoch } from '../common/time/dates';
 import { isWriteTransaction, onBeforeCommit } from '../database/write-transaction';
 import type { ChangeKind } from './change-kinds';
@@ -110,7 +112,10 @@ export class ChangeTracker implements OnModuleInit, OnModuleDestroy, EntitySubsc
   /** The numbered changes of transactions about to commit, for the commit listeners. */
   private readonly numbered = new WeakMap<QueryRunner, CommittedChange[]>();
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+  ) {
     dataSource.subscribers.push(this);
   }
 
@@ -164,7 +169,11 @@ export class ChangeTracker implements OnModuleInit, OnModuleDestroy, EntitySubsc
       return;
     }
     for (const listener of this.listeners) await listener.onChanges(manager, changes);
-    const last = await allocateSequenceAndBumpVersion(manager, changes.length);
+    const last = await allocateSequenceAndBumpVersion(
+      manager,
+      changes.length,
+      this.config.portableSql,
+    );
     if (bumps && manager.queryRunner) this.bumping.set(manager.queryRunner, bumps);
     const first = last - changes.length + 1;
     const now = nowEpoch();
@@ -193,13 +202,15 @@ export class ChangeTracker implements OnModuleInit, OnModuleDestroy, EntitySubsc
 
 /**
  * Takes `count` sequence numbers and bumps the data version; returns the last
- * number. Both rows stay locked until COMMIT.
+ * number. Both rows stay locked until COMMIT. `portableSql`: without the
+ * multi-table UPDATE that TiDB and Vitess do not take (docs/scaling.md).
  */
 async function allocateSequenceAndBumpVersion(
   manager: EntityManager,
   count: number,
+  portableSql: boolean,
 ): Promise<number> {
-  if (manager.connection.options.type === 'mysql') {
+  if (manager.connection.options.type === 'mysql' && !portableSql) {
     // One statement, one round trip: LAST_INSERT_ID(expr) hands the new sequence back in the
     // OK packet's insertId, also from a multi-table UPDATE (checked on MariaDB 10.11).
     const result = (await manager.query(
@@ -212,13 +223,24 @@ async function allocateSequenceAndBumpVersion(
     if (last < count) throw new Error('change_state or data_version has no row 1');
     return last;
   }
-  // SQLite: two statements, but in process; the transaction makes them one.
-  const [row] = (await manager.query(
-    'UPDATE change_state SET seq = seq + ? WHERE id = 1 RETURNING seq',
-    [count],
-  )) as Array<{ seq: number | string }>;
+  let seq: number | string;
+  if (manager.connection.options.type === 'mysql') {
+    // A locking read sees the latest row: the one this UPDATE wrote and still holds.
+    await manager.query('UPDATE change_state SET seq = seq + ? WHERE id = 1', [count]);
+    [{ seq }] = (await manager.query(
+      'SELECT seq FROM change_state WHERE id = 1 FOR UPDATE',
+    )) as Array<{
+      seq: number | string;
+    }>;
+  } else {
+    // SQLite: one writer at a time, in process; the transaction makes the statements one.
+    [{ seq }] = (await manager.query(
+      'UPDATE change_state SET seq = seq + ? WHERE id = 1 RETURNING seq',
+      [count],
+    )) as Array<{ seq: number | string }>;
+  }
   await manager.query('UPDATE data_version SET version = version + 1 WHERE id = 1');
-  return Number(row.seq);
+  return Number(seq);
 }
 
 async function upsertRows(manager: EntityManager, rows: Array<Array<string | number>>) {

@@ -27,6 +27,11 @@ export const appConfig = registerAs('app', () => {
     port: Number(env('PORT') ?? 3000),
     databaseUrl: env('DATABASE_URL'),
     databaseReadUrls: parseReadUrls(env('DATABASE_READ_URLS')),
+    /**
+     * Only SQL that MySQL-compatible distributed engines (TiDB, Vitess) accept: no
+     * `SKIP LOCKED`, no multi-table UPDATE (docs/scaling.md).
+     */
+    portableSql: env('DATABASE_PORTABLE_SQL') === 'true',
     sqlitePath: env('SQLITE_PATH') ?? './data/calendar.sqlite',
     migrationsRun: (env('DB_MIGRATIONS_RUN') ?? 'true') === 'true',
     basePath,

@@ -175,6 +175,10 @@ export class EnvironmentVariables {
   REQUIRE_IF_MATCH?: string;
 
   @IsOptional()
+  @IsIn(['true', 'false'], { message: 'DATABASE_PORTABLE_SQL must be true or false' })
+  DATABASE_PORTABLE_SQL?: string;
+
+  @IsOptional()
   @Transform(toInt)
   @IsInt({ message: 'IDEMPOTENCY_TTL_HOURS must be an integer between 1 and 8760' })
   @Min(1, { message: 'IDEMPOTENCY_TTL_HOURS must be an integer between 1 and 8760' })

@@ -63,8 +63,8 @@ export interface ClaimedRow {
 
 /**
  * Sends the outbox (docs/api.md §15): claims due deliveries with a lease (rows
- * locked with FOR UPDATE SKIP LOCKED on MySQL/MariaDB, so several instances
- * never claim the same row; one process on SQLite), signs each per Standard
+ * locked with FOR UPDATE SKIP LOCKED on MySQL/MariaDB, or leased by an UPDATE
+ * that re-checks the lease, so several instances never claim the same row), signs each per Standard
  * Webhooks and POSTs it, then records the answer, schedules the next attempt
  * or marks it failed, and disables endpoints that keep failing. A sender that
  * dies leaves its rows leased; the lease expires and another sends them again.
@@ -266,7 +266,11 @@ export class WebhookSender
     ahead: number,
   ): Promise<ClaimedRow[]> {
     const now = Date.now();
-    const lock = this.dataSource.options.type === 'mysql' ? ' FOR UPDATE SKIP LOCKED' : '';
+    // SKIP LOCKED passes over rows another sender is claiming. Without it (SQLite's one
+    // writer, or DATABASE_PORTABLE_SQL for engines that lack it) the lease UPDATE re-checks
+    // each row and the rows it leased are read back by this lease's owner and end.
+    const skipLocked = this.dataSource.options.type === 'mysql' && !this.config.portableSql;
+    const lock = skipLocked ? ' FOR UPDATE SKIP LOCKED' : '';
     return writeTransaction(
       this.dataSource,
       async (manager) => {
@@ -279,17 +283,19 @@ export class WebhookSender
         if (due.length === 0) return [];
         const ids = due.map((row) => Number(row.id));
         const marks = ids.map(() => '?').join(', ');
+        const leaseUntil = this.leaseUntil(now, ahead + ids.length);
         await manager.query(
-          `UPDATE webhook_deliveries SET lease_until_ms = ?, lease_owner = ? WHERE id IN (${marks})`,
-          [this.leaseUntil(now, ahead + ids.length), this.owner, ...ids],
+          `UPDATE webhook_deliveries SET lease_until_ms = ?, lease_owner = ? WHERE id IN (${marks})` +
+            " AND status = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms < ?)",
+          [leaseUntil, this.owner, ...ids, now],
         );
         const rows: ClaimedRow[] = await manager.query(
           'SELECT d.id, d.attempts, d.forced, d.endpoint_id, d.webhook_id, d.body, ' +
             'e.url, e.secret, e.consecutive_failures ' +
             'FROM webhook_deliveries d ' +
             'JOIN webhook_endpoints e ON e.id = d.endpoint_id ' +
-            `WHERE d.id IN (${marks})`,
-          ids,
+            `WHERE d.id IN (${marks}) AND d.lease_owner = ? AND d.lease_until_ms = ?`,
+          [...ids, this.owner, leaseUntil],
         );
         return rows.map((row) => ({
           ...row,

@@ -34,6 +34,7 @@ describe('validateEnvironment', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       LOG_LEVEL: 'debug',
       REQUIRE_IF_MATCH: 'true',
+      DATABASE_PORTABLE_SQL: 'true',
     };
     expect(validateEnvironment(env)).toBe(env);
   });
@@ -48,6 +49,7 @@ describe('validateEnvironment', () => {
     [{ DB_MIGRATIONS_RUN: 'maybe' }, /^DB_MIGRATIONS_RUN /],
     [{ API_BASE_PATH: 'wp-json' }, /^API_BASE_PATH /],
     [{ REQUIRE_IF_MATCH: 'yes' }, /^REQUIRE_IF_MATCH must be true or false/],
+    [{ DATABASE_PORTABLE_SQL: '1' }, /^DATABASE_PORTABLE_SQL must be true or false/],
     [{ IDEMPOTENCY_TTL_HOURS: '0' }, /^IDEMPOTENCY_TTL_HOURS /],
     [{ IDEMPOTENCY_TTL_HOURS: '8761' }, /^IDEMPOTENCY_TTL_HOURS /],
     [{ IDEMPOTENCY_TTL_HOURS: '1.5' }, /^IDEMPOTENCY_TTL_HOURS /],
