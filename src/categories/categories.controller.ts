@@ -49,6 +49,7 @@ export class CategoriesController {
   }
 
   @Get(':id')
+  @CachedValidators({ keepsAnswers: true })
   @ApiOperation({ summary: 'Read an event category' })
   get(
     @Param('id', IdParamPipe) id: number,

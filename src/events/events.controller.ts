@@ -49,6 +49,7 @@ export class EventsController {
   }
 
   @Get('by-slug/:slug')
+  @CachedValidators({ keepsAnswers: true })
   @ApiOperation({ summary: 'Read an event by slug' })
   getBySlug(
     @Param('slug', SlugParamPipe) slug: string,
@@ -104,6 +105,7 @@ export class EventsController {
   }
 
   @Get(':id')
+  @CachedValidators({ keepsAnswers: true })
   @ApiOperation({ summary: 'Read an event' })
   get(
     @Param('id', IdParamPipe) id: number,

@@ -50,6 +50,7 @@ export class OrganizersController {
   }
 
   @Get('by-slug/:slug')
+  @CachedValidators({ keepsAnswers: true })
   @ApiOperation({ summary: 'Read an organizer by slug' })
   getBySlug(
     @Param('slug', SlugParamPipe) slug: string,
@@ -105,6 +106,7 @@ export class OrganizersController {
   }
 
   @Get(':id')
+  @CachedValidators({ keepsAnswers: true })
   @ApiOperation({ summary: 'Read an organizer' })
   get(
     @Param('id', IdParamPipe) id: number,

@@ -49,6 +49,7 @@ export class TagsController {
   }
 
   @Get(':id')
+  @CachedValidators({ keepsAnswers: true })
   @ApiOperation({ summary: 'Read an event tag' })
   get(
     @Param('id', IdParamPipe) id: number,

@@ -50,6 +50,7 @@ export class VenuesController {
   }
 
   @Get('by-slug/:slug')
+  @CachedValidators({ keepsAnswers: true })
   @ApiOperation({ summary: 'Read a venue by slug' })
   getBySlug(
     @Param('slug', SlugParamPipe) slug: string,
@@ -105,6 +106,7 @@ export class VenuesController {
   }
 
   @Get(':id')
+  @CachedValidators({ keepsAnswers: true })
   @ApiOperation({ summary: 'Read a venue' })
   get(
     @Param('id', IdParamPipe) id: number,

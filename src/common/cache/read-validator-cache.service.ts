@@ -1,11 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { DateTime } from 'luxon';
+import type { KeptAnswer } from '../http/conditional-get';
 import type { RequestContext } from '../http/request-context';
 import { appConfig } from '../../config/app.config';
 import { VersionStampedLru } from './version-stamped-lru';
 
 const MAX_ENTRIES = 5000;
+/** Kept answers: at most this many, of at most MAX_KEPT_BYTES each (≤ 64 MB, ≈ 10 MB at ~10 kB a record). */
+const MAX_KEPT_ANSWERS = 1000;
+export const MAX_KEPT_BYTES = 64 * 1024;
 
 /** What a 304 needs of the 200 it stands for: the tag and the list headers. */
 export interface StoredValidator {
@@ -27,6 +31,8 @@ export class ReadValidatorCache {
   private readonly validators = new VersionStampedLru<StoredValidator>(MAX_ENTRIES, () =>
     this.now(),
   );
+  /** Anonymous 200 answers of single-record reads, by the same keys (see keepsAnswers). */
+  private readonly answers = new VersionStampedLru<KeptAnswer>(MAX_KEPT_ANSWERS, () => this.now());
   private day = '';
   private dayEnds = 0;
 
@@ -48,6 +54,14 @@ export class ReadValidatorCache {
 
   set(key: string, validator: StoredValidator, version: number): void {
     this.validators.set(key, validator, version);
+  }
+
+  keptAnswer(key: string, version: number): KeptAnswer | undefined {
+    return this.answers.get(key, version);
+  }
+
+  keepAnswer(key: string, answer: KeptAnswer, version: number): void {
+    if (answer.body.length <= MAX_KEPT_BYTES) this.answers.set(key, answer, version);
   }
 
   private siteDay(): string {

@@ -9,6 +9,12 @@ export interface CachedValidatorsOptions {
    * the cache is then sent by the interceptor, as Nest sends nothing.
    */
   writesResponse?: boolean;
+  /**
+   * A single record's read: the bytes of its anonymous 200 answers are kept
+   * with their tag (ReadValidatorCache.answers), so a repeated read is a data
+   * version check and a send.
+   */
+  keepsAnswers?: boolean;
 }
 
 /**

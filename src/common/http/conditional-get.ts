@@ -11,8 +11,16 @@ import { entityTag, noneMatchHolds, parseTagList } from './entity-tags';
 interface ConditionalLocals {
   /** The answer is a 304 for this tag, decided before the handler ran. */
   notModifiedTag?: string;
-  /** Told the tag of the 200 this request renders. */
-  onTag?: (etag: string) => void;
+  /** Told the tag and bytes of the 200 this request renders. */
+  onTag?: (etag: string, body: string | Buffer) => void;
+  /** The 200 is these kept bytes, decided before the handler ran (it does not run). */
+  keptAnswer?: KeptAnswer;
+}
+
+/** A 200 JSON answer's bytes with their tag, as ReadValidatorInterceptor keeps them. */
+export interface KeptAnswer {
+  etag: string;
+  body: Buffer;
 }
 
 const locals = (res: Response) => res.locals as ConditionalLocals;
@@ -36,8 +44,16 @@ export function answerNotModified(req: Request, res: Response, etag: string): vo
   locals(res).notModifiedTag = etag;
 }
 
-/** Calls `listener` with the ETag of the 200 this request renders, if it renders one. */
-export function onEntityTag(res: Response, listener: (etag: string) => void): void {
+/** Makes this request's answer the kept 200 (or a 304 for its tag), whatever the handler returns (nothing). */
+export function answerWithKept(res: Response, kept: KeptAnswer): void {
+  locals(res).keptAnswer = kept;
+}
+
+/** Calls `listener` with the ETag and bytes of the 200 this request renders, if it renders one. */
+export function onEntityTag(
+  res: Response,
+  listener: (etag: string, body: string | Buffer) => void,
+): void {
   locals(res).onTag = listener;
 }
 
@@ -46,7 +62,7 @@ export function onEntityTag(res: Response, listener: (etag: string) => void): vo
  * ETag): tells the `onEntityTag` listener the tag of the 200 they stand for.
  */
 export function reportEntityTag(res: Response, etag: string): void {
-  locals(res).onTag?.(etag);
+  locals(res).onTag?.(etag, '');
 }
 
 /**
@@ -59,11 +75,19 @@ export function conditionalGet(req: Request, res: Response, next: NextFunction):
   if (req.method !== 'GET' && req.method !== 'HEAD') return next();
   const send = res.send.bind(res);
   res.send = function sendWithTag(body?: unknown) {
-    const { notModifiedTag, onTag } = locals(res);
+    const { notModifiedTag, onTag, keptAnswer } = locals(res);
     if (notModifiedTag !== undefined && res.statusCode === 200) {
       // Express sends a 304 without body and drops its Content-Type and Content-Length.
       res.status(304);
       return send('');
+    }
+    if (keptAnswer !== undefined && res.statusCode === 200) {
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      if (setCachingHeaders(req, res, keptAnswer.etag)) {
+        res.status(304);
+        return send('');
+      }
+      return send(keptAnswer.body);
     }
     const bytes = typeof body === 'string' || Buffer.isBuffer(body);
     if (res.statusCode !== 200 || !bytes || res.getHeader('ETag') !== undefined) {
@@ -71,7 +95,7 @@ export function conditionalGet(req: Request, res: Response, next: NextFunction):
     }
     const encoded = jsonBytes(res, body as string | Buffer);
     const etag = entityTag(encoded);
-    onTag?.(etag);
+    onTag?.(etag, encoded);
     if (setCachingHeaders(req, res, etag)) {
       res.status(304);
       return send('');

@@ -5,7 +5,7 @@ import { from, mergeMap, Observable, of } from 'rxjs';
 import { DataVersionService } from '../cache/data-version.service';
 import { ReadValidatorCache } from '../cache/read-validator-cache.service';
 import { CACHED_VALIDATORS, CachedValidatorsOptions } from './cached-validators';
-import { answerNotModified, onEntityTag } from './conditional-get';
+import { answerNotModified, answerWithKept, onEntityTag } from './conditional-get';
 import { noneMatchHolds, parseTagList } from './entity-tags';
 import { ContextualRequest, requestContextOf } from './request-context';
 
@@ -40,7 +40,7 @@ export class ReadValidatorInterceptor implements NestInterceptor {
     // The key holds the URL: a password would be a secret kept in memory, and each guess an entry.
     if ('password' in req.query) return next.handle();
     const res = http.getResponse<Response>();
-    return from(this.answeredFromCache(req, res, cached.writesResponse === true)).pipe(
+    return from(this.answeredFromCache(req, res, cached)).pipe(
       mergeMap((answered) => (answered ? of(undefined) : next.handle())),
     );
   }
@@ -48,7 +48,7 @@ export class ReadValidatorInterceptor implements NestInterceptor {
   private async answeredFromCache(
     req: ContextualRequest,
     res: Response,
-    writesResponse: boolean,
+    cached: CachedValidatorsOptions,
   ): Promise<boolean> {
     const ctx = requestContextOf(req);
     const version = await this.versions.current(ctx);
@@ -59,15 +59,25 @@ export class ReadValidatorInterceptor implements NestInterceptor {
       for (const [name, value] of stored.headers) res.setHeader(name, value);
       answerNotModified(req, res, stored.etag);
       // A handler with @Res() would have sent the answer: Nest sends nothing in its place.
-      if (writesResponse) res.status(304).end();
+      if (cached.writesResponse) res.status(304).end();
       return true;
     }
-    onEntityTag(res, (etag) => {
+    // Only anonymous answers are kept: they are the public bulk, and a signed-in
+    // caller's answer would be one entry per user.
+    const keepsAnswer = cached.keepsAnswers === true && !ctx.user;
+    const kept = keepsAnswer ? this.validators.keptAnswer(key, version) : undefined;
+    if (kept) {
+      answerWithKept(res, kept);
+      return true;
+    }
+    onEntityTag(res, (etag, body) => {
       const headers = KEPT_HEADERS.flatMap((name) => {
         const value = res.getHeader(name);
         return value === undefined ? [] : [[name, String(value)] as const];
       });
       this.validators.set(key, { etag, headers }, version);
+      if (keepsAnswer && Buffer.isBuffer(body))
+        this.validators.keepAnswer(key, { etag, body }, version);
     });
     return false;
   }
