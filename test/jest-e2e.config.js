@@ -30,6 +30,8 @@ module.exports = {
   projects,
   // A global option: ignored inside projects.
   testTimeout: 60000,
+  // Per-engine counts for CI (E2E_SUMMARY_FILE), which fails when one engine's half did not run.
+  reporters: ['default', require('node:path').resolve(__dirname, 'e2e/setup/engine-summary.js')],
   // Runs in the main process (tests run in band), so process.pid names this run's database.
   globalTeardown: require('node:path').resolve(__dirname, 'e2e/setup/drop-mysql-database.js'),
 };
