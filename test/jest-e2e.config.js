@@ -12,7 +12,10 @@ const base = {
   testEnvironment: 'node',
   testTimeout: 60000,
   // Fails a test whose responses differ from the live /doc (helpers/openapi-responses.ts).
-  setupFilesAfterEnv: ['<rootDir>/test/e2e/setup/openapi-responses.ts'],
+  setupFilesAfterEnv: [
+    '<rootDir>/test/e2e/setup/openapi-responses.ts',
+    '<rootDir>/test/e2e/setup/has-assertions.ts',
+  ],
 };
 
 const projects = [
