@@ -43,6 +43,9 @@ abort() { echo "FAIL  $*"; exit 1; }
 check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
+echo "Image check: builds docker/Dockerfile with podman, then checks start-up within ${MAX_READY_S} s, the"
+echo "SQLite volume across a restart, uid 1000, PID 1 node, HEALTHCHECK, SIGTERM stop within ${MAX_STOP_S} s"
+echo "(exit 0, drain logged), own layers <= ${MAX_OWN_MB} MB, two instances on one MariaDB database."
 [ "$(id -u)" = 0 ] || abort "image check needs root (podman storage, mmdebstrap)"
 
 # ---- tools ----------------------------------------------------------------------------------
