@@ -12,7 +12,10 @@ const base = {
   testEnvironment: 'node',
   testTimeout: 60000,
   // Fails a test whose responses differ from the live /doc (helpers/openapi-responses.ts).
-  setupFilesAfterEnv: ['<rootDir>/test/e2e/setup/openapi-responses.ts'],
+  setupFilesAfterEnv: [
+    '<rootDir>/test/e2e/setup/openapi-responses.ts',
+    '<rootDir>/test/e2e/setup/has-assertions.ts',
+  ],
 };
 
 const projects = [
@@ -30,6 +33,8 @@ module.exports = {
   projects,
   // A global option: ignored inside projects.
   testTimeout: 60000,
+  // Per-engine counts for CI (E2E_SUMMARY_FILE), which fails when one engine's half did not run.
+  reporters: ['default', require('node:path').resolve(__dirname, 'e2e/setup/engine-summary.js')],
   // Runs in the main process (tests run in band), so process.pid names this run's database.
   globalTeardown: require('node:path').resolve(__dirname, 'e2e/setup/drop-mysql-database.js'),
 };

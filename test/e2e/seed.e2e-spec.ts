@@ -1,7 +1,6 @@
 import { eventRows } from '../../scripts/seed/generators/events';
 import { makePlan, SeedPlan } from '../../scripts/seed/plan';
 import { emptyTables, nonEmptyTables, seedDatabase, SeedResult } from '../../scripts/seed/seed-database';
-import { toSlug } from '../../src/posts/slugs';
 import { resolveEventTimes } from '../../src/events/event-times';
 import { API, createTestApp, TEST_SECRET, TestApp } from './helpers/test-app';
 
@@ -12,6 +11,19 @@ import { API, createTestApp, TEST_SECRET, TestApp } from './helpers/test-app';
  */
 
 const SIZE = { events: 200, venues: 20, organizers: 20, categories: 5, tags: 10 };
+
+/**
+ * The slug rule written out by hand rather than the service's toSlug, so a bug there
+ * shows here: accents dropped, lower case, every run of other characters one dash.
+ */
+function slugByHand(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+}
 
 describe('seed data generator', () => {
   let t: TestApp;
@@ -114,13 +126,13 @@ describe('seed data generator', () => {
     const events = await query<{ event_id: number; title: string; slug: string }>(
       'SELECT event_id, title, slug FROM event_translations',
     );
-    for (const e of events) expect(e.slug).toBe(`${toSlug(e.title, 'event')}-${e.event_id}`);
+    for (const e of events) expect(e.slug).toBe(`${slugByHand(e.title)}-${e.event_id}`);
     const names = await query<{ name: string; name_key: string; slug: string }>(
       'SELECT name, name_key, slug FROM term_translations',
     );
     for (const term of names) {
       expect(term.name_key).toBe(term.name.toLowerCase());
-      expect(term.slug).toBe(toSlug(term.name, 'term'));
+      expect(term.slug).toBe(slugByHand(term.name));
     }
   });
 

@@ -13,6 +13,14 @@ describe('entityTag', () => {
     expect(entityTag('{"id":2}')).not.toBe(tag);
     expect(entityTag('{"id":1} ')).not.toBe(tag);
   });
+
+  it('is `"` + the first 27 characters of the base64url SHA-256 + `"` (docs/api.md §11)', () => {
+    // Worked out with `printf %s '<body>' | openssl dgst -sha256 -binary | basenc --base64url | cut -c1-27`.
+    expect(entityTag('{"id":1}')).toBe('"A3ySFO73TMOIfzpPCFtOF9digNr"');
+    expect(entityTag('{"id":2}')).toBe('"nn5lRTc5u8ZLoVXu0Yo3vV-xGWx"');
+    expect(entityTag('')).toBe('"47DEQpj8HBSa-_TImW-5JCeuQeR"');
+    expect(entityTag(Buffer.from('{"title":"Café — €12"}'))).toBe('"e5BCAGKOPcs60OMqelzATtApVO8"');
+  });
 });
 
 describe('parseTagList', () => {

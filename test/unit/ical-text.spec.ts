@@ -59,6 +59,27 @@ describe('foldLine', () => {
   });
 });
 
+describe('RFC 5545 examples', () => {
+  it('escapes the comma of §3.8.1.7 (LOCATION)', () => {
+    expect(contentLine('LOCATION', escapeText('Conference Room - F123, Bldg. 002'))).toBe(
+      'LOCATION:Conference Room - F123\\, Bldg. 002\r\n',
+    );
+  });
+
+  it('escapes the line breaks of §3.8.1.5 (DESCRIPTION) and folds at 75 octets (§3.1)', () => {
+    const text =
+      'Meeting to provide technical review for "Phoenix" design.\n' +
+      'Happy Face Conference Room. Phoenix design team MUST attend this meeting.\n' +
+      'RSVP to team leader.';
+    // The RFC's own lines, unfolded, cut again by hand at 75 octets (74 after a fold's space).
+    expect(contentLine('DESCRIPTION', escapeText(text))).toBe(
+      'DESCRIPTION:Meeting to provide technical review for "Phoenix" design.\\nHapp\r\n' +
+        ' y Face Conference Room. Phoenix design team MUST attend this meeting.\\nRSV\r\n' +
+        ' P to team leader.\r\n',
+    );
+  });
+});
+
 describe('escapeText', () => {
   it('escapes backslash, semicolon, comma and line breaks', () => {
     expect(escapeText('a,b;c\\d\ne\r\nf\rg')).toBe('a\\,b\\;c\\\\d\\ne\\nf\\ng');

@@ -1,19 +1,30 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+const TICK_MS = 10;
+/** A tick later than this counts as a stall; below it is timer jitter. */
+const JITTER_MS = 20;
 
 /**
  * Runs `work` and returns its result with how long this process could not
- * run meanwhile (the longest event-loop delay, in ms: garbage collection, a
- * starved CPU). The service under test runs in this process, so its timers
- * are late by that much: a bound on its answer time holds give or take that
- * stall, which the slowest CI machines show (> 1 s).
+ * run meanwhile, in ms: the sum of every stall of the event loop (garbage
+ * collection, a starved CPU), since several short stalls delay an answer as
+ * much as one long one. The service under test runs in this process, so its
+ * timers are late by that much: a bound on its answer time holds give or take
+ * that stall, which the slowest CI machines show (> 1 s).
  */
 export async function withStall<T>(work: () => Promise<T>): Promise<[T, number]> {
-  const delay = monitorEventLoopDelay({ resolution: 10 });
-  delay.enable();
+  let last = performance.now();
+  let stalledMs = 0;
+  const tick = () => {
+    const now = performance.now();
+    const late = now - last - TICK_MS;
+    if (late > JITTER_MS) stalledMs += late;
+    last = now;
+  };
+  const timer = setInterval(tick, TICK_MS);
   try {
     const result = await work();
-    return [result, Math.round(delay.max / 1e6)];
+    tick();
+    return [result, Math.round(stalledMs)];
   } finally {
-    delay.disable();
+    clearInterval(timer);
   }
 }

@@ -94,7 +94,10 @@ onMysql('database faults', () => {
     // Every pooled connection gets stuck in a query on a silent socket; when the
     // network comes back those sockets stay dead (no reset ever arrives).
     await Promise.all(Array.from({ length: 40 }, () => t.http().get(LIST).expect(200)));
-    expect(proxy.openConnections).toBe(10);
+    // How many the pool opened depends on how the 40 overlapped; never more than its 10.
+    // The 14 requests below outnumber them, so every open one gets stuck.
+    expect(proxy.openConnections).toBeGreaterThanOrEqual(1);
+    expect(proxy.openConnections).toBeLessThanOrEqual(10);
     proxy.freeze();
     const [stuck, stallMs] = await withStall(() =>
       Promise.all(Array.from({ length: 14 }, () => timed(() => t.http().get(LIST)))),

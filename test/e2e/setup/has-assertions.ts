@@ -1,0 +1,2 @@
+/* A test that makes no assertion proves nothing: supertest's `.expect(status)` alone does not count. */
+beforeEach(() => expect.hasAssertions());
