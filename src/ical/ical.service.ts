@@ -41,6 +41,7 @@ import {
 import { contentLine, escapeText } from './ical-text';
 import { TextChunk } from './ical-chunk';
 import { zoneBlock } from './ical-zones';
+import { feedContentStamp } from './ical-feed-tag';
 
 /** Events read and written per step: memory holds one batch, whatever the feed's size. */
 const BATCH_SIZE = 500;
@@ -97,9 +98,9 @@ interface ReadBatch {
 export interface PreparedFeed {
   filters: EventListFilters;
   password: string | undefined;
-  /** The data version read before anything else of the feed. */
+  /** The data version read before anything else of the feed (it stamps the cached VTIMEZONEs). */
   version: number;
-  /** Strong ETag derived from the data version and everything the body depends on. */
+  /** Strong ETag derived from the feed's content stamp and everything else the body depends on. */
   etag: string;
 }
 
@@ -131,10 +132,10 @@ export class IcalService {
   /**
    * Checks the filters (the same 400s as `/events`, plus a window over 10
    * years) and derives the ETag before a byte is sent: a streamed body cannot
-   * be hashed first. The data version is read first, so a write that lands
-   * while the feed is read gives the next request a new tag. It is the
-   * request's (read once per request): the validator cache keeps this tag
-   * with the version it read.
+   * be hashed first. The tag is derived from what the body is written from
+   * (ical-feed-tag.ts), the resolved filters (a default window moves at
+   * midnight) and the caller, so a write elsewhere leaves it as it is. The
+   * data version, read first, stamps the feed's cached VTIMEZONEs.
    */
   async prepareFeed(query: IcalFeedQueryDto, ctx: RequestContext): Promise<PreparedFeed> {
     // The version's read is sent first; the filters' look-ups (term slugs, IDs) go out beside it.
@@ -145,9 +146,10 @@ export class IcalService {
       this.events.listFilters(withFeedWindow(query, DateTime.now().setZone(siteZone)), ctx),
     ]);
     if (!filters.include) assertWindow(filters);
+    const content = await feedContentStamp(this.dataSource.manager, filters);
     const etag = strongTag([
       FEED_FORMAT,
-      version,
+      content,
       filters,
       ctx.language,
       ctx.user ? [ctx.user.id, ctx.user.role] : null,
