@@ -137,7 +137,7 @@ export function writeVevent(parts: VeventParts, out: LineSink): void {
   out.lines(parts.dates);
   out.line('URL', uriValue(parts.url));
   if (parts.reduced) {
-    out.lines(CONFIDENTIAL_END);
+    out.lines(REDUCED_END);
     return;
   }
   out.line('CREATED', parts.created);
@@ -152,7 +152,8 @@ export function writeVevent(parts: VeventParts, out: LineSink): void {
   out.lines(STATUS_LINES[parts.status]);
 }
 
-const CONFIDENTIAL_END = `${contentLine('CLASS', 'CONFIDENTIAL')}END:VEVENT\r\n`;
+/** A blanked event is still a public one (docs/api.md §14): only its texts are withheld. */
+const REDUCED_END = `${contentLine('CLASS', 'PUBLIC')}END:VEVENT\r\n`;
 
 /** STATUS and CLASS per event status, and the VEVENT's end. */
 const STATUS_LINES = Object.fromEntries(
