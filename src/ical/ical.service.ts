@@ -478,6 +478,7 @@ export class IcalService {
     const head: FeedEvent = {
       record: series.record,
       revision,
+      linkedModifiedAt: row.linkedModifiedAt,
       uidHost: this.uidHost,
       series: {
         dates: seriesDateLines(row, series.record.utc_start_date, series.record.utc_end_date),
@@ -494,6 +495,7 @@ export class IcalService {
           vevent({
             record,
             revision,
+            linkedModifiedAt: event.linkedModifiedAt,
             uidHost: this.uidHost,
             instanceOf: {
               seriesId: row.id,
@@ -514,7 +516,13 @@ export class IcalService {
     const record = await this.events.get(ref, ctx, { password: query.password });
     const row = await this.dataSource.manager.findOne(Event, {
       where: { id: record.id },
-      select: { id: true, revision: true, seriesId: true, recurrence: true },
+      select: {
+        id: true,
+        revision: true,
+        linkedModifiedAt: true,
+        seriesId: true,
+        recurrence: true,
+      },
     });
     if (row && row.recurrence !== null && row.seriesId === row.id) {
       const scope = listStatusScope(ctx.user, undefined);
@@ -535,7 +543,12 @@ export class IcalService {
     return (
       this.calendarHead(ctx) +
       zoneComponents(tzid ? [tzid] : []) +
-      vevent({ record, revision: row?.revision ?? 0, uidHost: this.uidHost }) +
+      vevent({
+        record,
+        revision: row?.revision ?? 0,
+        linkedModifiedAt: row?.linkedModifiedAt,
+        uidHost: this.uidHost,
+      }) +
       'END:VCALENDAR\r\n'
     );
   }

@@ -243,3 +243,134 @@ describe('a change of which events a feed holds', () => {
     }
   });
 });
+
+describe('SEQUENCE and LAST-MODIFIED follow LOCATION and ORGANIZER', () => {
+  /** The one VEVENT of a single event's calendar and of the feed, which must agree. */
+  async function shown(id: number, query = ''): Promise<Record<string, any>> {
+    const single = readCalendar(await ics(`/events/${id}.ics${query}`).expect(200)).events[0];
+    const feed = readCalendar(await ics(`/events.ics${query}`).expect(200)).events;
+    expect(feed).toEqual([single]);
+    return single;
+  }
+
+  const wireNow = () => DateTime.utc().toFormat('yyyy-MM-dd HH:mm:ss');
+  /** LAST-MODIFIED has whole seconds: a change one second later must show. */
+  const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1_050));
+
+  it('move with every change of the linked venue or organizer, and never back', async () => {
+    const { id, venueId, organizerId } = await listedEvent();
+    const record = (await api.get(`/events/${id}`).expect(200)).body as { modified_utc: string };
+    const first = await shown(id);
+    expect(first).toMatchObject({
+      SEQUENCE: 0,
+      'LAST-MODIFIED': { utc: record.modified_utc },
+      DTSTAMP: { utc: record.modified_utc },
+      LOCATION: 'Paradiso, Amsterdam',
+      ORGANIZER: { CN: 'Mojo', value: expect.any(String) },
+    });
+    const steps: Array<[string, () => Promise<unknown>, Record<string, unknown>]> = [
+      [
+        'venue renamed',
+        () => patch(`/venues/${venueId}`, { venue: 'Melkweg' }),
+        { LOCATION: 'Melkweg, Amsterdam' },
+      ],
+      [
+        'venue address',
+        () => patch(`/venues/${venueId}`, { address: 'Lijnbaansgracht 234' }),
+        { LOCATION: 'Melkweg, Lijnbaansgracht 234, Amsterdam' },
+      ],
+      [
+        'organizer renamed',
+        () => patch(`/organizers/${organizerId}`, { organizer: 'Mojo Concerts' }),
+        { ORGANIZER: { CN: 'Mojo Concerts', value: expect.any(String) } },
+      ],
+      ['organizer unpublished', () => patch(`/organizers/${organizerId}`, { status: 'draft' }), {}],
+      [
+        'venue trashed',
+        () =>
+          t
+            .http()
+            .delete(`${API}/venues/${venueId}`)
+            .set('Authorization', as('editor'))
+            .expect(200),
+        {},
+      ],
+    ];
+    let before = first;
+    for (const [step, change, fields] of steps) {
+      await nextSecond();
+      const at = wireNow();
+      await change();
+      const now = await shown(id);
+      expect({ step, ...now }).toMatchObject({
+        step,
+        ...fields,
+        SEQUENCE: (before.SEQUENCE as number) + 1,
+      });
+      expect({ step, modified: now['LAST-MODIFIED'].utc >= at }).toEqual({ step, modified: true });
+      expect(now.DTSTAMP).toEqual(now['LAST-MODIFIED']);
+      before = now;
+    }
+    // What the changes hid is gone from the VEVENT; its versions only went up.
+    expect(before).not.toHaveProperty('LOCATION');
+    expect(before).not.toHaveProperty('ORGANIZER');
+    expect(before.SEQUENCE).toBe(steps.length);
+  });
+
+  it('relinking moves them as an edit of the event does', async () => {
+    const { id } = await listedEvent();
+    const later = (await api.createVenue({ venue: 'Bimhuis' }, 'editor')).body as { id: number };
+    const before = await shown(id);
+    await nextSecond();
+    await patch(`/events/${id}`, { venue: later.id });
+    const after = await shown(id);
+    expect(after).toMatchObject({ LOCATION: 'Bimhuis', SEQUENCE: 1 });
+    expect(after['LAST-MODIFIED'].utc > before['LAST-MODIFIED'].utc).toBe(true);
+  });
+
+  it("leave the event's JSON record (and its modified time) as they were", async () => {
+    const { id, venueId } = await listedEvent();
+    const before = (await api.get(`/events/${id}`).expect(200)).body as Record<string, any>;
+    await nextSecond();
+    await patch(`/venues/${venueId}`, { venue: 'Melkweg' });
+    const after = (await api.get(`/events/${id}`).expect(200)).body as Record<string, any>;
+    expect(after.modified_utc).toBe(before.modified_utc);
+    expect(after.venue.venue).toBe('Melkweg');
+  });
+
+  it('move for a blanked password-protected event too, which stays CLASS:PUBLIC', async () => {
+    const venue = (await api.createVenue({ venue: 'Paradiso' }, 'editor')).body as { id: number };
+    const created = await api
+      .create(
+        {
+          title: 'Geheim',
+          start_date: dayAt(2, '20:00:00'),
+          end_date: dayAt(2, '22:00:00'),
+          venue: venue.id,
+          password: 'sesam',
+        },
+        'editor',
+      )
+      .expect(201);
+    const id = (created.body as { id: number }).id;
+    const feed = async () =>
+      readCalendar(await ics('/events.ics').expect(200)).events as Array<Record<string, any>>;
+    const [before] = await feed();
+    expect(Object.keys(before).sort()).toEqual(
+      ['CLASS', 'DTEND', 'DTSTAMP', 'DTSTART', 'SEQUENCE', 'SUMMARY', 'UID', 'URL'].sort(),
+    );
+    expect(before).toMatchObject({ UID: `${id}@calendar.test`, CLASS: 'PUBLIC', SEQUENCE: 0 });
+    await nextSecond();
+    await patch(`/venues/${venue.id}`, { venue: 'Melkweg' });
+    const [after] = await feed();
+    expect(after).toMatchObject({ CLASS: 'PUBLIC', SEQUENCE: 1 });
+    expect(after.DTSTAMP.utc > before.DTSTAMP.utc).toBe(true);
+    // With the password, the full VEVENT: the same versions.
+    const [full] = readCalendar(await ics('/events.ics?password=sesam').expect(200)).events;
+    expect(full).toMatchObject({
+      LOCATION: 'Melkweg',
+      SEQUENCE: 1,
+      'LAST-MODIFIED': after.DTSTAMP,
+    });
+  });
+});
