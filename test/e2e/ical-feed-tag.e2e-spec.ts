@@ -374,3 +374,55 @@ describe('SEQUENCE and LAST-MODIFIED follow LOCATION and ORGANIZER', () => {
     });
   });
 });
+
+describe('a series', () => {
+  /** Weekly on Tuesday in March 2027; the feed's window holds its second date only (not the series' own row). */
+  const WINDOW = '/events.ics?start_date=2027-03-08&end_date=2027-03-12';
+
+  async function series() {
+    const created = await api
+      .create(
+        {
+          title: 'Koor',
+          start_date: '2027-03-02 19:00:00',
+          end_date: '2027-03-02 21:00:00',
+          timezone: 'Europe/Amsterdam',
+          recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20270331'],
+        },
+        'editor',
+      )
+      .expect(201);
+    const seriesId = (created.body as { id: number }).id;
+    const later = await api
+      .get('/events?start_date=2027-03-20&end_date=2027-03-31&per_page=50')
+      .expect(200);
+    const outside = (later.body.events as Array<{ id: number; start_date: string }>).find((e) =>
+      e.start_date.startsWith('2027-03-23'),
+    );
+    return { seriesId, outside: outside!.id };
+  }
+
+  it.each([
+    ['edited', (id: number) => patch(`/events/${id}`, { title: 'Koor (extra)' }), 'RECURRENCE-ID'],
+    [
+      'trashed',
+      (id: number) =>
+        t.http().delete(`${API}/events/${id}`).set('Authorization', as('editor')).expect(200),
+      'EXDATE',
+    ],
+  ])(
+    'an occurrence outside the window %s: the series written in the feed changes, so does the tag',
+    async (_name, change, line) => {
+      const { outside } = await series();
+      const before = await snapshot(WINDOW);
+      expect(before.text).toContain('RRULE:');
+      expect(before.text).not.toContain(`${line};`);
+      await post('/tags', { name: 'Ongebruikt' });
+      expect(await snapshot(WINDOW)).toEqual(before);
+      await change(outside);
+      const after = await snapshot(WINDOW);
+      expect(after.text).toContain(`${line};`);
+      expect(after.etag).not.toBe(before.etag);
+    },
+  );
+});
