@@ -1,7 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { Change } from '../changes/change.entity';
 import type { ChangeKind } from '../changes/change-kinds';
-import { EventOrganizer } from '../events/entities/event-organizer.entity';
 import { EventTerm } from '../events/entities/event-term.entity';
 import { Event } from '../events/entities/event.entity';
 import { EventListFilters, eventListQuery } from '../events/event-list-query';
@@ -83,20 +82,26 @@ export async function feedContentStamp(
   ].map((value) => (value === null || value === undefined ? '' : String(value)));
 }
 
-/** The greatest change number among the organizers the feed's events link. */
+/**
+ * The greatest change number among the organizers the feed's events link.
+ * CROSS JOIN keeps SQLite's join order (links by event, then each change
+ * row by its key): left to itself, it reads every organizer's change row in
+ * `seq` order and probes the links for each (3.7 s against 0.1 s at 17k
+ * events); to MySQL/MariaDB it is an inner join.
+ */
 async function organizersSeq(
   manager: EntityManager,
   filters: EventListFilters,
 ): Promise<string | number | null> {
-  const matched = eventListQuery(manager, filters).select('e.id');
-  const row = await manager
-    .createQueryBuilder(EventOrganizer, 'tag_l')
-    .select('MAX(tag_lc.seq)', 'seq')
-    .innerJoin(Change, 'tag_lc', 'tag_lc.kind = :tagLinked AND tag_lc.recordId = tag_l.organizerId')
-    .where(`tag_l.eventId IN (${matched.getQuery()})`)
-    .setParameters(matched.getParameters())
-    .setParameter('tagLinked', 'organizer' satisfies ChangeKind)
-    .getRawOne<{ seq: string | number | null }>();
+  const [matched, parameters] = eventListQuery(manager, filters)
+    .select('e.id')
+    .getQueryAndParameters();
+  const [row] = (await manager.query(
+    'SELECT MAX(c.seq) AS seq FROM event_organizers l CROSS JOIN changes c' +
+      ' ON c.kind = ? AND c.record_id = l.organizer_id' +
+      ` WHERE l.event_id IN (${matched})`,
+    ['organizer' satisfies ChangeKind, ...parameters],
+  )) as Array<{ seq: string | number | null }>;
   return row?.seq ?? null;
 }
 

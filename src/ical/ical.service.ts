@@ -41,7 +41,7 @@ import {
 import { contentLine, escapeText } from './ical-text';
 import { TextChunk } from './ical-chunk';
 import { zoneBlock } from './ical-zones';
-import { feedContentStamp } from './ical-feed-tag';
+import { FeedContentStamp, feedContentStamp } from './ical-feed-tag';
 
 /** Events read and written per step: memory holds one batch, whatever the feed's size. */
 const BATCH_SIZE = 500;
@@ -49,7 +49,7 @@ const BATCH_SIZE = 500;
 /** VEVENTs written between two turns of the event loop (see writeBatch). */
 const WRITE_SLICE = 100;
 
-/** Feeds (filters) whose VTIMEZONEs are kept while the data version holds (a few kB each). */
+/** Feeds (filters) whose VTIMEZONEs and content stamps are kept while the data version holds (a few kB each). */
 const ZONE_CACHE_ENTRIES = 200;
 
 /** Bump when the same data would be written as different bytes (it is part of the ETag). */
@@ -117,6 +117,8 @@ export class IcalService {
   private lastBatchBytes = 64 * 1024;
   /** Each feed's VTIMEZONEs by its filters, stamped with the data version they were read at. */
   private readonly zoneTexts = new VersionStampedLru<string>(ZONE_CACHE_ENTRIES);
+  /** Each feed's content stamp by its filters, likewise: read again only after a write. */
+  private readonly contentStamps = new VersionStampedLru<FeedContentStamp>(ZONE_CACHE_ENTRIES);
   private readonly uidHost: string;
 
   constructor(
@@ -146,7 +148,7 @@ export class IcalService {
       this.events.listFilters(withFeedWindow(query, DateTime.now().setZone(siteZone)), ctx),
     ]);
     if (!filters.include) assertWindow(filters);
-    const content = await feedContentStamp(this.dataSource.manager, filters);
+    const content = await this.contentStampOf(filters, version);
     const etag = strongTag([
       FEED_FORMAT,
       content,
@@ -156,6 +158,23 @@ export class IcalService {
       query.password ?? null,
     ]);
     return { filters, password: query.password, version, etag };
+  }
+
+  /**
+   * The feed's content stamp (ical-feed-tag.ts), kept with the data version
+   * read before it as the zones are (see zonesOf): a feed fetched again
+   * between writes, by any caller with the same filters, skips its aggregates.
+   */
+  private async contentStampOf(
+    filters: EventListFilters,
+    version: number,
+  ): Promise<FeedContentStamp> {
+    const key = JSON.stringify(filters);
+    const kept = this.contentStamps.get(key, version);
+    if (kept !== undefined) return kept;
+    const stamp = await feedContentStamp(this.dataSource.manager, filters);
+    this.contentStamps.set(key, stamp, version);
+    return stamp;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { DateTime, Settings } from 'luxon';
+import * as feedTag from '../../src/ical/ical-feed-tag';
 import { dayAt, eventRequests } from './helpers/events';
 import { rawBody, readCalendar } from './helpers/ical';
 import { API, createTestApp, TestApp, UserName } from './helpers/test-app';
@@ -110,6 +111,28 @@ describe('writes the feed does not show', () => {
     await api.createVenue({ venue: 'Elders' }, 'editor').expect(201);
     expect(await snapshot(path)).toEqual(before);
     await ics(path, undefined, { 'If-None-Match': before.etag }).expect(304);
+  });
+});
+
+describe('the cost of a tag', () => {
+  it('reads the aggregates again only after a write, per filters', async () => {
+    await listedEvent();
+    const aggregates = jest.spyOn(feedTag, 'feedContentStamp');
+    try {
+      const first = await snapshot(FEEDS[1]);
+      expect(await snapshot(FEEDS[1])).toEqual(first);
+      await ics(FEEDS[1], undefined, { 'If-None-Match': first.etag }).expect(304);
+      expect(aggregates).toHaveBeenCalledTimes(1);
+      // Other filters (an editor's scope holds drafts) read their own.
+      await ics(FEEDS[1], 'editor').expect(200);
+      expect(aggregates).toHaveBeenCalledTimes(2);
+      // After a write (one the feed does not show): read again, and the same tag.
+      await post('/tags', { name: 'Ongebruikt' });
+      await ics(FEEDS[1], undefined, { 'If-None-Match': first.etag }).expect(304);
+      expect(aggregates).toHaveBeenCalledTimes(3);
+    } finally {
+      aggregates.mockRestore();
+    }
   });
 });
 
