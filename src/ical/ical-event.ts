@@ -50,8 +50,10 @@ export type VeventRecord = Pick<
 export interface FeedEvent {
   /** The record's fields exactly as the JSON read or list shows them to this caller. */
   record: VeventRecord;
-  /** Grows with every write of the event: SEQUENCE. */
+  /** Grows with every write of the event and of the venue and organizers it links: SEQUENCE. */
   revision: number;
+  /** When a venue or organizer the event links last changed (unix seconds, 0: never). */
+  linkedModifiedAt?: number;
   /** `<id>@<host>` needs the host of PUBLIC_SITE_URL. */
   uidHost: string;
   /** An occurrence written as an instance of its series: the series' ID (UID) and RECURRENCE-ID line. */
@@ -77,7 +79,7 @@ export function vevent(event: FeedEvent): string {
     uid: event.instanceOf?.seriesId ?? record.id,
     uidHost: event.uidHost,
     recurrenceId: event.instanceOf?.recurrenceId,
-    modified: utcStamp(record.modified_utc),
+    modified: lastModified(record.modified_utc, event.linkedModifiedAt),
     revision: event.revision,
     title: record.title,
     dates: event.series ? event.series.dates + event.series.rules : dateLines(record),
@@ -137,7 +139,7 @@ export function writeVevent(parts: VeventParts, out: LineSink): void {
   out.lines(parts.dates);
   out.line('URL', uriValue(parts.url));
   if (parts.reduced) {
-    out.lines(CONFIDENTIAL_END);
+    out.lines(REDUCED_END);
     return;
   }
   out.line('CREATED', parts.created);
@@ -152,7 +154,8 @@ export function writeVevent(parts: VeventParts, out: LineSink): void {
   out.lines(STATUS_LINES[parts.status]);
 }
 
-const CONFIDENTIAL_END = `${contentLine('CLASS', 'CONFIDENTIAL')}END:VEVENT\r\n`;
+/** A blanked event is still a public one (docs/api.md §14): only its texts are withheld. */
+const REDUCED_END = `${contentLine('CLASS', 'PUBLIC')}END:VEVENT\r\n`;
 
 /** STATUS and CLASS per event status, and the VEVENT's end. */
 const STATUS_LINES = Object.fromEntries(
@@ -341,6 +344,18 @@ function writeOrganizerLine(organizer: OrganizerRecord): string {
 function statusOf(status: EventRecord['status']): string {
   if (status === 'draft' || status === 'pending') return 'TENTATIVE';
   return status === 'trash' ? 'CANCELLED' : 'CONFIRMED';
+}
+
+/**
+ * LAST-MODIFIED (and DTSTAMP): the later of the event's own modification and
+ * the last change of a venue or organizer it links, so it moves when LOCATION
+ * or ORGANIZER does.
+ */
+function lastModified(modifiedUtc: string, linkedModifiedAt = 0): string {
+  const own = utcStamp(modifiedUtc);
+  if (linkedModifiedAt <= 0) return own;
+  const linked = `${dateTimeDigits(linkedModifiedAt)}Z`;
+  return linked > own ? linked : own;
 }
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC → `YYYYMMDDTHHMMSSZ`. */

@@ -39,6 +39,7 @@ export const FEED_COLUMNS: Array<[string, string]> = [
   ['e.authorId', 'authorId'],
   ['e.publishedAt', 'publishedAt'],
   ['e.modifiedAt', 'modifiedAt'],
+  ['e.linkedModifiedAt', 'linkedModifiedAt'],
   ['e.timezone', 'timezone'],
   ['e.allDay', 'allDay'],
   ['e.passwordHash', 'passwordHash'],
@@ -80,6 +81,8 @@ export interface FeedRow {
   authorId: number;
   publishedAt: number;
   modifiedAt: number;
+  /** When a venue or organizer it links last changed (0: never). */
+  linkedModifiedAt: number;
   timezone: string;
   allDay: boolean;
   passwordHash: string | null;
@@ -104,6 +107,7 @@ export function feedRow(raw: Record<string, Raw>): FeedRow {
     authorId: Number(raw.authorId),
     publishedAt: Number(raw.publishedAt),
     modifiedAt: Number(raw.modifiedAt),
+    linkedModifiedAt: Number(raw.linkedModifiedAt ?? 0),
     timezone: raw.timezone as string,
     allDay: raw.allDay === true || Number(raw.allDay) === 1,
     passwordHash: (raw.passwordHash as string | null) ?? null,
@@ -186,7 +190,8 @@ export function leanVevents(rows: FeedRow[], links: FeedLinks, lean: LeanContext
     if (categories.length > 1) {
       categories.sort(compareTermNames);
     }
-    const modified = `${dateTimeDigits(row.modifiedAt)}Z`;
+    // LAST-MODIFIED moves when LOCATION or ORGANIZER does (docs/api.md §14).
+    const modified = `${dateTimeDigits(Math.max(row.modifiedAt, row.linkedModifiedAt))}Z`;
     const parts: VeventParts = {
       uid: row.id,
       uidHost: lean.uidHost,

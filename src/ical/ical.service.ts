@@ -41,6 +41,7 @@ import {
 import { contentLine, escapeText } from './ical-text';
 import { TextChunk } from './ical-chunk';
 import { zoneBlock } from './ical-zones';
+import { FeedContentStamp, feedContentStamp } from './ical-feed-tag';
 
 /** Events read and written per step: memory holds one batch, whatever the feed's size. */
 const BATCH_SIZE = 500;
@@ -48,7 +49,7 @@ const BATCH_SIZE = 500;
 /** VEVENTs written between two turns of the event loop (see writeBatch). */
 const WRITE_SLICE = 100;
 
-/** Feeds (filters) whose VTIMEZONEs are kept while the data version holds (a few kB each). */
+/** Feeds (filters) whose VTIMEZONEs and content stamps are kept while the data version holds (a few kB each). */
 const ZONE_CACHE_ENTRIES = 200;
 
 /** Bump when the same data would be written as different bytes (it is part of the ETag). */
@@ -97,9 +98,9 @@ interface ReadBatch {
 export interface PreparedFeed {
   filters: EventListFilters;
   password: string | undefined;
-  /** The data version read before anything else of the feed. */
+  /** The data version read before anything else of the feed (it stamps the cached VTIMEZONEs). */
   version: number;
-  /** Strong ETag derived from the data version and everything the body depends on. */
+  /** Strong ETag derived from the feed's content stamp and everything else the body depends on. */
   etag: string;
 }
 
@@ -116,6 +117,8 @@ export class IcalService {
   private lastBatchBytes = 64 * 1024;
   /** Each feed's VTIMEZONEs by its filters, stamped with the data version they were read at. */
   private readonly zoneTexts = new VersionStampedLru<string>(ZONE_CACHE_ENTRIES);
+  /** Each feed's content stamp by its filters, likewise: read again only after a write. */
+  private readonly contentStamps = new VersionStampedLru<FeedContentStamp>(ZONE_CACHE_ENTRIES);
   private readonly uidHost: string;
 
   constructor(
@@ -131,10 +134,10 @@ export class IcalService {
   /**
    * Checks the filters (the same 400s as `/events`, plus a window over 10
    * years) and derives the ETag before a byte is sent: a streamed body cannot
-   * be hashed first. The data version is read first, so a write that lands
-   * while the feed is read gives the next request a new tag. It is the
-   * request's (read once per request): the validator cache keeps this tag
-   * with the version it read.
+   * be hashed first. The tag is derived from what the body is written from
+   * (ical-feed-tag.ts), the resolved filters (a default window moves at
+   * midnight) and the caller, so a write elsewhere leaves it as it is. The
+   * data version, read first, stamps the feed's cached VTIMEZONEs.
    */
   async prepareFeed(query: IcalFeedQueryDto, ctx: RequestContext): Promise<PreparedFeed> {
     // The version's read is sent first; the filters' look-ups (term slugs, IDs) go out beside it.
@@ -145,15 +148,33 @@ export class IcalService {
       this.events.listFilters(withFeedWindow(query, DateTime.now().setZone(siteZone)), ctx),
     ]);
     if (!filters.include) assertWindow(filters);
+    const content = await this.contentStampOf(filters, version);
     const etag = strongTag([
       FEED_FORMAT,
-      version,
+      content,
       filters,
       ctx.language,
       ctx.user ? [ctx.user.id, ctx.user.role] : null,
       query.password ?? null,
     ]);
     return { filters, password: query.password, version, etag };
+  }
+
+  /**
+   * The feed's content stamp (ical-feed-tag.ts), kept with the data version
+   * read before it as the zones are (see zonesOf): a feed fetched again
+   * between writes, by any caller with the same filters, skips its aggregates.
+   */
+  private async contentStampOf(
+    filters: EventListFilters,
+    version: number,
+  ): Promise<FeedContentStamp> {
+    const key = JSON.stringify(filters);
+    const kept = this.contentStamps.get(key, version);
+    if (kept !== undefined) return kept;
+    const stamp = await feedContentStamp(this.dataSource.manager, filters);
+    this.contentStamps.set(key, stamp, version);
+    return stamp;
   }
 
   /**
@@ -476,6 +497,7 @@ export class IcalService {
     const head: FeedEvent = {
       record: series.record,
       revision,
+      linkedModifiedAt: row.linkedModifiedAt,
       uidHost: this.uidHost,
       series: {
         dates: seriesDateLines(row, series.record.utc_start_date, series.record.utc_end_date),
@@ -492,6 +514,7 @@ export class IcalService {
           vevent({
             record,
             revision,
+            linkedModifiedAt: event.linkedModifiedAt,
             uidHost: this.uidHost,
             instanceOf: {
               seriesId: row.id,
@@ -512,7 +535,13 @@ export class IcalService {
     const record = await this.events.get(ref, ctx, { password: query.password });
     const row = await this.dataSource.manager.findOne(Event, {
       where: { id: record.id },
-      select: { id: true, revision: true, seriesId: true, recurrence: true },
+      select: {
+        id: true,
+        revision: true,
+        linkedModifiedAt: true,
+        seriesId: true,
+        recurrence: true,
+      },
     });
     if (row && row.recurrence !== null && row.seriesId === row.id) {
       const scope = listStatusScope(ctx.user, undefined);
@@ -533,7 +562,12 @@ export class IcalService {
     return (
       this.calendarHead(ctx) +
       zoneComponents(tzid ? [tzid] : []) +
-      vevent({ record, revision: row?.revision ?? 0, uidHost: this.uidHost }) +
+      vevent({
+        record,
+        revision: row?.revision ?? 0,
+        linkedModifiedAt: row?.linkedModifiedAt,
+        uidHost: this.uidHost,
+      }) +
       'END:VCALENDAR\r\n'
     );
   }

@@ -8,6 +8,7 @@ import { MAX_LIST_ITEMS } from '../common/validation/decorators';
 import { appConfig } from '../config/app.config';
 import { EventOrganizer } from '../events/entities/event-organizer.entity';
 import { Event } from '../events/entities/event.entity';
+import { touchEventsOfOrganizer } from '../events/linked-record-touch';
 import { CONTENT_TITLE, ContentKind, contentWrite, emptyToNull } from '../posts/content-kind';
 import { ContentService } from '../posts/content.service';
 import { isUnlinkValue, parseReference } from '../posts/inline-content';
@@ -49,6 +50,7 @@ const ORGANIZERS: ContentKind<
   unlinkEvents: async (manager, id) => {
     await manager.delete(EventOrganizer, { organizerId: id });
   },
+  touchEvents: touchEventsOfOrganizer,
   write: (input) =>
     contentWrite<Organizer>(input, input.organizer, {
       phone: emptyToNull(input.phone),

@@ -56,6 +56,8 @@ export interface ContentKind<E extends ContentEntity<T>, T extends ContentTransl
   ): SelectQueryBuilder<ObjectLiteral>;
   /** Removes the record from every event (trash and delete, docs/api.md §7). */
   unlinkEvents(manager: EntityManager, id: number): Promise<void>;
+  /** Moves SEQUENCE and LAST-MODIFIED of the events that show the record (src/events/linked-record-touch.ts). */
+  touchEvents(manager: EntityManager, id: number, now: number): Promise<void>;
   /** A validated create or update body as a write. */
   write(input: D): ContentWrite<E>;
   /** Inline objects in event bodies (docs/api.md §6): validated like a create, reused on a match. */

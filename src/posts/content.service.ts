@@ -98,6 +98,7 @@ export abstract class ContentService<
       const item = await findPostOrFail(manager, this.kind, { id: current.id }, ctx.language);
       await writePostTexts(manager, this.kind, item, write.texts, ctx.language);
       await manager.update(this.kind.entity, item.id, columns);
+      await this.kind.touchEvents(manager, item.id, nowEpoch());
       const kind = this.kind.titleWire;
       recordChanges(manager, [{ kind, id: item.id, action: 'updated' }]);
       // Events embed the record only for callers who may see it: announce them when that moves.
@@ -127,6 +128,7 @@ export abstract class ContentService<
         ...(await linkedEventChanges(manager, kind.titleWire, item.id)),
         { kind: kind.titleWire, id: item.id, action: 'deleted', permanent: Boolean(force) },
       ]);
+      await kind.touchEvents(manager, item.id, now);
       await kind.unlinkEvents(manager, item.id);
       if (force) {
         await manager.delete(kind.translation, { [kind.ownerKey]: item.id });

@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { appConfig } from '../config/app.config';
 import { Event } from '../events/entities/event.entity';
+import { touchEventsOfVenue } from '../events/linked-record-touch';
 import { CONTENT_TITLE, ContentKind, contentWrite, emptyToNull } from '../posts/content-kind';
 import { ContentService } from '../posts/content.service';
 import { isUnlinkValue, parseReference } from '../posts/inline-content';
@@ -36,6 +37,7 @@ const VENUES: ContentKind<Venue, VenueTranslation, VenueRecord, UpdateVenueDto> 
   unlinkEvents: async (manager, id) => {
     await manager.update(Event, { venueId: id }, { venueId: null });
   },
+  touchEvents: touchEventsOfVenue,
   write: (input) =>
     contentWrite<Venue>(input, input.venue, {
       address: emptyToNull(input.address),

@@ -539,7 +539,7 @@ describe('visibility', () => {
         },
         DTEND: { tzid: 'Europe/Amsterdam', local: blanked.end_date, utc: blanked.utc_end_date },
         URL: blanked.url,
-        CLASS: 'CONFIDENTIAL',
+        CLASS: 'PUBLIC',
       },
     ]);
     const full = await calendar('/events.ics?password=sesam');

@@ -315,7 +315,10 @@ describe(`migrations up, down and up again (${engine})`, () => {
     // Every migration is applied (the test before ran them up again).
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     expect(applied).toEqual([]);
-    expect((await appliedMigrations())[0]).toBe('WebhookMessagesInDeliveries1765300000000');
+    // Down to the state before the deliveries' migration (later ones undone first).
+    while ((await appliedMigrations())[0] !== 'WebhookMessagesInDeliveries1765300000000') {
+      await dataSource.undoLastMigration({ transaction: 'each' });
+    }
     await dataSource.undoLastMigration({ transaction: 'each' });
     await dataSource.query(
       "INSERT INTO webhook_endpoints (id, url, events, description, enabled, secret, consecutive_failures, created_at, modified_at) VALUES (1, 'https://a.example/', '[\"*\"]', '', 1, 'whsec_a', 0, 1, 1), (2, 'https://b.example/', '[\"*\"]', '', 1, 'whsec_b', 0, 1, 1)",
@@ -368,6 +371,9 @@ describe(`migrations up, down and up again (${engine})`, () => {
       },
     ]);
 
+    while ((await appliedMigrations())[0] !== 'WebhookMessagesInDeliveries1765300000000') {
+      await dataSource.undoLastMigration({ transaction: 'each' });
+    }
     await dataSource.undoLastMigration({ transaction: 'each' });
     const messages = (await dataSource.query(
       'SELECT m.message_id, m.type, m.body, d.id AS delivery FROM webhook_deliveries d ' +

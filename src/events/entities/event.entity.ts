@@ -67,9 +67,16 @@ export class Event extends PostColumns {
   @Column({ name: 'venue_id', type: 'int', nullable: true })
   venueId: number | null;
 
-  /** 0 on create, +1 on every update or trash: the iCalendar SEQUENCE. */
+  /**
+   * 0 on create, +1 on every update or trash, and on every change of a venue
+   * or organizer the event links: the iCalendar SEQUENCE.
+   */
   @Column({ type: 'int', default: 0 })
   revision: number;
+
+  /** When a venue or organizer the event links last changed (0: never): LAST-MODIFIED with `modifiedAt`. */
+  @EpochColumn({ name: 'linked_modified_at', default: 0 })
+  linkedModifiedAt: number;
   /** A series' RFC 5545 lines as a JSON array (docs/api.md §16); null on every other event. */
   @Column({ type: 'text', nullable: true })
   recurrence: string | null;
