@@ -460,6 +460,7 @@ export class WebhookSender
         row.body,
         {
           timeoutMs: this.config.webhooks.timeoutMs,
+          allowHttp: this.config.webhooks.allowHttp,
           allowPrivateTargets: this.config.webhooks.allowPrivateTargets,
         },
       );
