@@ -236,6 +236,39 @@ describe('webhooks', () => {
         expect.objectContaining({ type: 'ping' }),
       );
     });
+    it('never stores a secret with an Idempotency-Key: a replay answers it as null, and the secret shown once keeps signing', async () => {
+      const withKey = (path: string, key: string, body: object = {}) =>
+        ctx.t
+          .http()
+          .post(`${API}${path}`)
+          .set({ ...ctx.admin(), 'Idempotency-Key': key })
+          .send(body);
+      const body = { url: ctx.receiver.url('/keyed'), events: ['*'] };
+      const created = await withKey('/webhooks', 'create-1', body).expect(201);
+      expect(created.body.secret).toMatch(SECRET);
+      const replayedCreate = await withKey('/webhooks', 'create-1', body).expect(201);
+      expect(replayedCreate.headers['idempotency-replayed']).toBe('true');
+      expect(replayedCreate.headers.location).toBe(created.headers.location);
+      expect(replayedCreate.body).toEqual({ ...created.body, secret: null });
+
+      const { id } = created.body as { id: number };
+      const rotated = await withKey(`/webhooks/${id}/rotate-secret`, 'rotate-1').expect(200);
+      expect(rotated.body.secret).toMatch(SECRET);
+      const replayedRotate = await withKey(`/webhooks/${id}/rotate-secret`, 'rotate-1').expect(200);
+      expect(replayedRotate.headers['idempotency-replayed']).toBe('true');
+      expect(replayedRotate.body).toEqual({ ...rotated.body, secret: null });
+
+      const stored: unknown[] = await ctx.t.dataSource.query('SELECT * FROM idempotency_keys');
+      expect(stored).toHaveLength(2);
+      expect(JSON.stringify(stored)).not.toContain('whsec_');
+      // The replay rotated nothing: the secret of the first rotate answer signs.
+      await ping(id);
+      const [message] = await ctx.receiver.waitFor('/keyed', 1);
+      expect(verified(rotated.body.secret, message)).toEqual(
+        expect.objectContaining({ type: 'ping' }),
+      );
+    });
+
     it('bumps the data version once per endpoint write (no tracked change), and once per tracked write the outbox sends', async () => {
       const version = async () =>
         Number(
