@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Test } from 'supertest';
 import { EntityManager } from 'typeorm';
 import { WebhookRetention } from '../../src/webhooks/webhook-retention.service';
+import { withStall } from './helpers/stall';
 import { API, errorBody } from './helpers/test-app';
 import { WebhookSender } from '../../src/webhooks/webhook-sender.service';
 import { eventually, Received, sleep, useWebhookApp } from './helpers/webhook-receiver';
@@ -403,6 +404,33 @@ describe('webhooks', () => {
           last_response: 'ok',
         }),
       );
+    });
+
+    it('starts each retry within its delay and jitter of the failed attempt, also with several retries due at different times', async () => {
+      const paths = ['/gap-a', '/gap-b', '/gap-c'];
+      const [messages, stall] = await withStall(async () => {
+        for (const path of paths) {
+          ctx.receiver.plan(path, [{ status: 500 }, { status: 500 }]);
+          await ping((await register(path)).id);
+          await sleep(30);
+        }
+        return Promise.all(paths.map((path) => ctx.receiver.waitFor(path, 3)));
+      });
+      // The schedule is 100ms,200ms, each up to 20 % longer; an attempt is counted from when
+      // the receiver got it, so its answer, recording it and the next claim are in the gap.
+      const schedule = [100, 200];
+      const margin = 60 + stall;
+      for (const [n, received] of messages.entries()) {
+        for (const [i, delay] of schedule.entries()) {
+          const gap = received[i + 1].at - received[i].at;
+          expect([paths[n], i, gap >= delay, gap <= delay * 1.2 + margin]).toEqual([
+            paths[n],
+            i,
+            true,
+            true,
+          ]);
+        }
+      }
     });
 
     it('retries an answer that does not come within WEBHOOK_TIMEOUT_MS', async () => {
