@@ -7,6 +7,7 @@ import {
   NestInterceptor,
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
+import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import {
@@ -24,6 +25,7 @@ import { requestLanguage } from '../i18n/language.middleware';
 import { canonicalJson, isValidIdempotencyKey, sha256 } from './fingerprint';
 import { Claim, IdempotencyStore, StoredAnswer } from './idempotency.store';
 import { ReadTags } from './read-tags';
+import { SECRET_FIELDS, withoutSecrets } from './secret-fields';
 
 export const IDEMPOTENCY_KEY = 'Idempotency-Key';
 export const IDEMPOTENCY_REPLAYED = 'Idempotency-Replayed';
@@ -46,6 +48,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly store: IdempotencyStore,
     private readonly changes: ChangesService,
     private readonly tags: ReadTags,
+    private readonly reflector: Reflector,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
   ) {}
 
@@ -58,8 +61,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (!isValidIdempotencyKey(key)) {
       throw ApiError.invalid(IDEMPOTENCY_KEY, 'isIdempotencyKey');
     }
+    const secrets = this.reflector.get<string[] | undefined>(SECRET_FIELDS, context.getHandler());
     // Not cancelled with the subscription: the answer is stored even after a time-out.
-    return from(this.handle(key, req, res, next));
+    return from(this.handle(key, req, res, next, secrets ?? []));
   }
 
   private async handle(
@@ -67,6 +71,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     req: ContextualRequest & { body?: unknown },
     res: Response,
     next: CallHandler,
+    secrets: readonly string[],
   ): Promise<unknown> {
     const caller = req.user ? `user:${req.user.id}` : 'anonymous';
     const begin = await this.store.begin({
@@ -88,7 +93,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       case 'lost':
         return replay(res, await this.renderLost(req, begin));
       case 'claimed':
-        return this.runClaimed(begin.claim, req, res, next);
+        return this.runClaimed(begin.claim, req, res, next, secrets);
     }
   }
 
@@ -97,6 +102,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     req: ContextualRequest,
     res: Response,
     next: CallHandler,
+    secrets: readonly string[],
   ): Promise<unknown> {
     let result: unknown;
     try {
@@ -110,7 +116,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     await this.keep(claim, {
       status: res.statusCode,
       headers: answerHeaders(res),
-      body: result === undefined ? null : JSON.stringify(result),
+      body: result === undefined ? null : JSON.stringify(withoutSecrets(result, secrets)),
     });
     return result;
   }

@@ -11,13 +11,51 @@ export interface TargetPolicy {
 /**
  * Whether an address is an ordinary public one. ipaddr.js names every special
  * range (loopback, private, link-local with the 169.254.169.254 metadata
- * service, carrier-grade NAT, unique-local, multicast, reserved, IPv4-mapped
- * and -translated forms, …); only `unicast` is neither of them.
+ * service, carrier-grade NAT, unique-local, multicast, reserved, …); only
+ * `unicast` is neither of them. An IPv6 address that embeds IPv4 addresses is
+ * judged by them: the packet ends up there (a translator, a relay or the
+ * host's own stack unwraps it).
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  // process() turns ::ffff:10.0.0.1 into 10.0.0.1, so it is judged as IPv4.
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const embedded = embeddedIPv4(v6);
+  if (embedded === 'local') return false;
+  if (embedded) return embedded.every((v4) => v4.range() === 'unicast');
+  return v6.range() === 'unicast';
+}
+
+/** Mask of the Teredo client address, which is stored inverted. */
+const TEREDO_CLIENT_MASK = 0xffff;
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by the form that carries them;
+ * undefined when it carries none; `local` for a network-specific NAT64 prefix
+ * (64:ff9b:1::/48), whose translator is inside someone's network.
+ */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | 'local' | undefined {
+  const p = address.parts;
+  const v4 = (high: number, low: number) =>
+    new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  // IPv4-compatible ::a.b.c.d (::/96, deprecated; ::1 and :: included): ipaddr.js calls them unicast.
+  if (p.slice(0, 6).every((part) => part === 0)) return [v4(p[6], p[7])];
+  switch (address.range()) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+    case 'rfc6145': // ::ffff:0:a.b.c.d (IPv4-translated)
+      return [v4(p[6], p[7])];
+    case 'rfc6052': // 64:ff9b::a.b.c.d (NAT64 well-known prefix); 64:ff9b:1::/48 is local
+      return p[1] === 0xff9b && p.slice(2, 6).every((part) => part === 0)
+        ? [v4(p[6], p[7])]
+        : 'local';
+    case '6to4': // 2002:AABB:CCDD::/48
+      return [v4(p[1], p[2])];
+    case 'teredo': // 2001:0:server:server:flags:port:~client:~client
+      return [v4(p[2], p[3]), v4(p[6] ^ TEREDO_CLIENT_MASK, p[7] ^ TEREDO_CLIENT_MASK)];
+    default:
+      return undefined;
+  }
 }
 
 /** The host of a URL as a connection names it: IPv6 literals without brackets. */

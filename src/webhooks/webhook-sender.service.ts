@@ -33,8 +33,13 @@ const MAX_CLAIMED_PER_ENDPOINT = 64;
 const REFILL_AT = MAX_CLAIMED_PER_ENDPOINT / 2;
 /** Messages posted at once to one endpoint: a slow receiver holds at most these connections. */
 const MAX_POSTS_PER_ENDPOINT = 8;
-/** How often other instances' messages and due retries are looked for. */
+/**
+ * How often other instances' messages are looked for, and retries whose
+ * sender is gone. Retries this process schedules wake it when they fall due.
+ */
 const POLL_MS = 500;
+/** A timer may fire a millisecond before Date.now() reaches its due time. */
+const TIMER_SLACK_MS = 1;
 /** A claim outlives the longest attempt by this much before another sender may take the row. */
 const LEASE_MARGIN_MS = 15_000;
 /** Retry delays grow by up to this share at random, so retries spread out. */
@@ -45,6 +50,8 @@ interface Outcome {
   row: ClaimedRow;
   result: AttemptResult;
   attemptedAt: number;
+  /** When its answer, time-out or refusal came: the retry delay counts from here. */
+  endedAt: number;
 }
 
 /** A delivery this sender holds, with what it takes to post it. */
@@ -106,6 +113,12 @@ export class WebhookSender
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
   private timerDue = Infinity;
+  /**
+   * When the retries this process scheduled fall due, earliest first (at most
+   * one per claimed delivery): it wakes for each rather than at the next poll,
+   * so the gap between attempts is the schedule's delay, not delay + poll.
+   */
+  private readonly retriesDue: number[] = [];
   private currentTick: Promise<void> = Promise.resolve();
   /**
    * The async context the sender was made in. Its timers and its takes after
@@ -218,6 +231,7 @@ export class WebhookSender
     try {
       do {
         this.again = false;
+        this.forgetRetriesDue(Date.now());
         await this.claimAndSend();
       } while (this.again && !this.stopped);
     } catch (error) {
@@ -225,8 +239,33 @@ export class WebhookSender
       this.logger.error(`claiming webhook deliveries failed: ${(error as Error).message}`);
     } finally {
       this.running = false;
-      if (!this.stopped) this.schedule(POLL_MS);
+      if (!this.stopped) this.schedule(this.nextLookMs());
     }
+  }
+
+  /** Until the next look for work: the next poll, or the next retry due before it. */
+  private nextLookMs(): number {
+    const next = this.retriesDue[0];
+    if (next === undefined) return POLL_MS;
+    return Math.min(POLL_MS, Math.max(0, next - Date.now()) + TIMER_SLACK_MS);
+  }
+
+  /** Retries due by `now` are claimed by the look starting now. */
+  private forgetRetriesDue(now: number): void {
+    let passed = 0;
+    while (passed < this.retriesDue.length && this.retriesDue[passed] <= now) passed++;
+    this.retriesDue.splice(0, passed);
+  }
+
+  /** A retry recorded here: look for work when it falls due. */
+  private wakeAt(due: number): void {
+    if (this.stopped) return;
+    let at = this.retriesDue.length;
+    while (at > 0 && this.retriesDue[at - 1] > due) at--;
+    this.retriesDue.splice(at, 0, due);
+    // Bounded by the claims: a look claims every retry due by then.
+    if (this.retriesDue.length > MAX_CLAIMED) this.retriesDue.length = MAX_CLAIMED;
+    this.schedule(Math.max(0, due - Date.now()) + TIMER_SLACK_MS);
   }
 
   private async claimAndSend(): Promise<void> {
@@ -466,6 +505,7 @@ export class WebhookSender
         row.body,
         {
           timeoutMs: this.config.webhooks.timeoutMs,
+          allowHttp: this.config.webhooks.allowHttp,
           allowPrivateTargets: this.config.webhooks.allowPrivateTargets,
         },
       );
@@ -473,7 +513,7 @@ export class WebhookSender
       result = { statusCode: null, response: null, error: (error as Error).message.slice(0, 255) };
     }
     release();
-    await this.record({ row, result, attemptedAt: attemptedAt.getTime() });
+    await this.record({ row, result, attemptedAt: attemptedAt.getTime(), endedAt: Date.now() });
   }
 
   /** Gives a claimed delivery back without attempting it. */
@@ -509,15 +549,20 @@ export class WebhookSender
           for (const outcome of batch) outcome.resolve();
           continue;
         }
+        const retries: number[] = [];
         const disabled = await writeTransaction(this.dataSource, async (manager) => {
           const off: number[] = [];
+          retries.length = 0;
           await this.storeDelivered(manager, batch.filter(isDelivered));
           for (const outcome of batch) {
             if (isDelivered(outcome)) continue;
-            if (await this.store(manager, outcome)) off.push(outcome.row.endpoint_id);
+            const stored = await this.store(manager, outcome);
+            if (stored.disabled) off.push(outcome.row.endpoint_id);
+            if (stored.retryAt !== null) retries.push(stored.retryAt);
           }
           return off;
         });
+        for (const due of retries) this.wakeAt(due);
         for (const endpointId of disabled) {
           this.logger.warn(
             `webhook ${endpointId} disabled after ${this.config.webhooks.disableAfter} failed messages in a row`,
@@ -576,18 +621,18 @@ export class WebhookSender
 
   /**
    * One attempt's outcome (not delivered), if this sender still holds the
-   * claim; whether it disabled the endpoint.
+   * claim; whether it disabled the endpoint, and when the retry is due.
    */
   private async store(
     manager: EntityManager,
-    { row, result, attemptedAt }: Outcome,
-  ): Promise<boolean> {
+    { row, result, attemptedAt, endedAt }: Outcome,
+  ): Promise<{ disabled: boolean; retryAt: number | null }> {
     const { retrySchedule, disableAfter } = this.config.webhooks;
     const attempts = row.attempts + 1;
     const delay = retrySchedule[attempts - 1];
     const status = delay !== undefined ? 'pending' : 'failed';
     const next =
-      status === 'pending' ? Date.now() + Math.round(delay * (1 + Math.random() * JITTER)) : null;
+      status === 'pending' ? endedAt + Math.round(delay * (1 + Math.random() * JITTER)) : null;
     const update = await manager
       .createQueryBuilder()
       .update(WebhookDelivery)
@@ -606,12 +651,13 @@ export class WebhookSender
       })
       .where('id = :id AND lease_owner = :owner', { id: row.id, owner: this.owner })
       .execute();
-    if (!update.affected || status !== 'failed') return false;
+    if (!update.affected) return { disabled: false, retryAt: null };
+    if (status !== 'failed') return { disabled: false, retryAt: next };
     await manager.query(
       'UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id = ?',
       [row.endpoint_id],
     );
-    if (disableAfter === 0) return false;
+    if (disableAfter === 0) return { disabled: false, retryAt: null };
     const off = await manager
       .createQueryBuilder()
       .update(WebhookEndpoint)
@@ -621,7 +667,7 @@ export class WebhookSender
         limit: disableAfter,
       })
       .execute();
-    return Boolean(off.affected);
+    return { disabled: Boolean(off.affected), retryAt: null };
   }
 }
 

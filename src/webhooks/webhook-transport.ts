@@ -17,8 +17,12 @@ export interface AttemptResult {
 
 export interface PostOptions {
   timeoutMs: number;
+  allowHttp: boolean;
   allowPrivateTargets: boolean;
 }
+
+/** Why an attempt to a plain http:// endpoint is not made (WEBHOOK_ALLOW_HTTP turned off since). */
+export const HTTP_NOT_ALLOWED = 'plain http:// is not allowed (WEBHOOK_ALLOW_HTTP is off)';
 
 // Keep-alive pools: a connection, once opened to a checked address, is reused.
 const agents = {
@@ -60,6 +64,13 @@ function postOnce(
   try {
     url = new URL(target);
   } catch {
+    return Promise.resolve(done(failure('invalid URL')));
+  }
+  // Checked at every attempt, like the address: the setting may have been turned off since registration.
+  if (url.protocol === 'http:' && !options.allowHttp) {
+    return Promise.resolve(done(failure(HTTP_NOT_ALLOWED)));
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return Promise.resolve(done(failure('invalid URL')));
   }
   const host = hostOf(url);

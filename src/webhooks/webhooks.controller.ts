@@ -24,6 +24,7 @@ import { IdParamPipe } from '../common/http/id-param.pipe';
 import { Ctx, RequestContext } from '../common/http/request-context';
 import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
 import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
+import { SecretAnswerFields } from '../idempotency/secret-fields';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { ListWebhooksQueryDto } from './dto/list-webhooks.query.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
@@ -53,8 +54,10 @@ export class WebhooksController {
   @Post()
   @ApiCreatedResponse({
     type: WebhookWithSecretDto,
-    description: 'The endpoint with its secret, shown only here.',
+    description:
+      'The endpoint with its secret, shown only here; `secret` is null in a replayed answer (`Idempotency-Replayed: true`).',
   })
+  @SecretAnswerFields('secret')
   @ApiOperation({ summary: 'Register a webhook endpoint (administrators)' })
   async create(
     @Body() body: CreateWebhookDto,
@@ -91,8 +94,10 @@ export class WebhooksController {
   @HttpCode(200)
   @ApiOkResponse({
     type: WebhookWithSecretDto,
-    description: 'The endpoint with its new secret, shown only here.',
+    description:
+      'The endpoint with its new secret, shown only here; `secret` is null in a replayed answer (`Idempotency-Replayed: true`).',
   })
+  @SecretAnswerFields('secret')
   @ApiOperation({ summary: 'Replace the signing secret of a webhook endpoint (administrators)' })
   rotateSecret(@Param('id', IdParamPipe) id: number) {
     return this.webhooks.rotateSecret(id);

@@ -22,6 +22,12 @@ describe('webhooks: internal targets refused', () => {
     `http://169.254.169.254/latest/meta-data/`,
     `http://[::1]:${port()}/hook`,
     `http://[::ffff:127.0.0.1]:${port()}/hook`,
+    // IPv6 forms that carry an internal IPv4 address.
+    `http://[::127.0.0.1]:${port()}/hook`,
+    `http://[::ffff:0:127.0.0.1]:${port()}/hook`,
+    `http://[64:ff9b::169.254.169.254]/latest/meta-data/`,
+    `http://[2002:a9fe:a9fe::1]/latest/meta-data/`,
+    `http://[2001:0:808:808:0:0:80ff:fffe]:${port()}/hook`,
     `http://[fd00:ec2::254]/latest/meta-data/`,
     `http://2130706433:${port()}/hook`,
     `http://0.0.0.0:${port()}/hook`,
@@ -66,6 +72,7 @@ describe('webhooks: internal targets refused', () => {
       `http://127.0.0.1:${port()}/hook`,
       `http://localhost:${port()}/hook`,
       `http://[::1]:${port()}/hook`,
+      `http://[::127.0.0.1]:${port()}/hook`,
     ];
     const repo = ctx.t.dataSource.getRepository(WebhookEndpoint);
     for (const url of urls) {
@@ -101,6 +108,74 @@ describe('webhooks: internal targets refused', () => {
         }),
       );
     }
+    await sleep(100);
+    expect(ctx.receiver.received).toEqual([]);
+  });
+});
+
+describe('webhooks: plain http:// refused at delivery once WEBHOOK_ALLOW_HTTP is off', () => {
+  const ctx = useWebhookApp({
+    WEBHOOK_ALLOW_HTTP: 'false',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_RETRY_SCHEDULE: '50ms',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_DISABLE_AFTER: '2',
+  });
+
+  const log = async (id: number) =>
+    (await ctx.t.http().get(`${API}/webhooks/${id}/deliveries`).set(ctx.admin()).expect(200)).body
+      .deliveries as Array<Record<string, unknown>>;
+
+  it('refuses new http:// registrations, and fails every attempt to one registered while it was on', async () => {
+    const url = ctx.receiver.url('/cleartext');
+    const refused = await ctx.t
+      .http()
+      .post(`${API}/webhooks`)
+      .set({ ...ctx.admin(), 'Accept-Language': 'en' })
+      .send({ url, events: ['*'] });
+    expect([refused.status, refused.body]).toEqual([
+      400,
+      errorBody('rest_invalid_param', 400, { url: 'url must be an https:// URL.' }),
+    ]);
+
+    // Registered while WEBHOOK_ALLOW_HTTP was on.
+    const repo = ctx.t.dataSource.getRepository(WebhookEndpoint);
+    const endpoint = await repo.save(
+      repo.create({
+        url,
+        events: ['*'],
+        description: '',
+        enabled: true,
+        secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+        consecutiveFailures: 0,
+        createdAt: 0,
+        modifiedAt: 0,
+      }),
+    );
+    await ctx.t.http().post(`${API}/webhooks/${endpoint.id}/ping`).set(ctx.admin()).expect(202);
+    await ctx.t.http().post(`${API}/tags`).set(ctx.admin()).send({ name: 'cleartext' }).expect(201);
+    const deliveries = await eventually(
+      () => log(endpoint.id),
+      (entries) => entries.length === 2 && entries.every((entry) => entry.status === 'failed'),
+    );
+    const refusedAttempt = {
+      status: 'failed',
+      attempts: 2,
+      last_status_code: null,
+      last_response: null,
+      last_error: 'plain http:// is not allowed (WEBHOOK_ALLOW_HTTP is off)',
+      next_attempt_utc: null,
+    };
+    expect(deliveries.map((entry) => entry.type).sort()).toEqual(['ping', 'tag.created']);
+    for (const entry of deliveries) expect(entry).toEqual(expect.objectContaining(refusedAttempt));
+    // Failed messages count towards disabling, like any other failure.
+    const after = await eventually(
+      async () =>
+        (await ctx.t.http().get(`${API}/webhooks/${endpoint.id}`).set(ctx.admin()).expect(200))
+          .body,
+      (body: { enabled: boolean; consecutive_failures: number }) => body.enabled === false,
+    );
+    expect([after.enabled, after.consecutive_failures]).toEqual([false, 2]);
     await sleep(100);
     expect(ctx.receiver.received).toEqual([]);
   });

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Test } from 'supertest';
 import { EntityManager } from 'typeorm';
 import { WebhookRetention } from '../../src/webhooks/webhook-retention.service';
+import { withStall } from './helpers/stall';
 import { API, errorBody } from './helpers/test-app';
 import { WebhookSender } from '../../src/webhooks/webhook-sender.service';
 import { eventually, Received, sleep, useWebhookApp } from './helpers/webhook-receiver';
@@ -242,6 +243,39 @@ describe('webhooks', () => {
         expect.objectContaining({ type: 'ping' }),
       );
     });
+    it('never stores a secret with an Idempotency-Key: a replay answers it as null, and the secret shown once keeps signing', async () => {
+      const withKey = (path: string, key: string, body: object = {}) =>
+        ctx.t
+          .http()
+          .post(`${API}${path}`)
+          .set({ ...ctx.admin(), 'Idempotency-Key': key })
+          .send(body);
+      const body = { url: ctx.receiver.url('/keyed'), events: ['*'] };
+      const created = await withKey('/webhooks', 'create-1', body).expect(201);
+      expect(created.body.secret).toMatch(SECRET);
+      const replayedCreate = await withKey('/webhooks', 'create-1', body).expect(201);
+      expect(replayedCreate.headers['idempotency-replayed']).toBe('true');
+      expect(replayedCreate.headers.location).toBe(created.headers.location);
+      expect(replayedCreate.body).toEqual({ ...created.body, secret: null });
+
+      const { id } = created.body as { id: number };
+      const rotated = await withKey(`/webhooks/${id}/rotate-secret`, 'rotate-1').expect(200);
+      expect(rotated.body.secret).toMatch(SECRET);
+      const replayedRotate = await withKey(`/webhooks/${id}/rotate-secret`, 'rotate-1').expect(200);
+      expect(replayedRotate.headers['idempotency-replayed']).toBe('true');
+      expect(replayedRotate.body).toEqual({ ...rotated.body, secret: null });
+
+      const stored: unknown[] = await ctx.t.dataSource.query('SELECT * FROM idempotency_keys');
+      expect(stored).toHaveLength(2);
+      expect(JSON.stringify(stored)).not.toContain('whsec_');
+      // The replay rotated nothing: the secret of the first rotate answer signs.
+      await ping(id);
+      const [message] = await ctx.receiver.waitFor('/keyed', 1);
+      expect(verified(rotated.body.secret, message)).toEqual(
+        expect.objectContaining({ type: 'ping' }),
+      );
+    });
+
     it('bumps the data version once per endpoint write (no tracked change), and once per tracked write the outbox sends', async () => {
       const version = async () =>
         Number(
@@ -393,6 +427,33 @@ describe('webhooks', () => {
           last_response: 'ok',
         }),
       );
+    });
+
+    it('starts each retry within its delay and jitter of the failed attempt, also with several retries due at different times', async () => {
+      const paths = ['/gap-a', '/gap-b', '/gap-c'];
+      const [messages, stall] = await withStall(async () => {
+        for (const path of paths) {
+          ctx.receiver.plan(path, [{ status: 500 }, { status: 500 }]);
+          await ping((await register(path)).id);
+          await sleep(30);
+        }
+        return Promise.all(paths.map((path) => ctx.receiver.waitFor(path, 3)));
+      });
+      // The schedule is 100ms,200ms, each up to 20 % longer; an attempt is counted from when
+      // the receiver got it, so its answer, recording it and the next claim are in the gap.
+      const schedule = [100, 200];
+      const margin = 60 + stall;
+      for (const [n, received] of messages.entries()) {
+        for (const [i, delay] of schedule.entries()) {
+          const gap = received[i + 1].at - received[i].at;
+          expect([paths[n], i, gap >= delay, gap <= delay * 1.2 + margin]).toEqual([
+            paths[n],
+            i,
+            true,
+            true,
+          ]);
+        }
+      }
     });
 
     it('retries an answer that does not come within WEBHOOK_TIMEOUT_MS', async () => {

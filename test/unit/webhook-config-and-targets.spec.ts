@@ -90,6 +90,59 @@ describe('webhook targets', () => {
     expect(isPublicAddress(address)).toBe(true);
   });
 
+  // IPv6 forms that carry an IPv4 address are judged by the address they carry.
+  it.each([
+    // IPv4-compatible ::/96 (what [::127.0.0.1] becomes in a URL)
+    ['::127.0.0.1', false],
+    ['::7f00:1', false],
+    ['::a00:1', false],
+    ['::a9fe:a9fe', false],
+    ['::808:808', true],
+    // IPv4-mapped ::ffff:0:0/96
+    ['::ffff:7f00:1', false],
+    ['::ffff:c0a8:101', false],
+    ['::ffff:808:808', true],
+    // IPv4-translated ::ffff:0:0:0/96
+    ['::ffff:0:7f00:1', false],
+    ['::ffff:0:a00:1', false],
+    ['::ffff:0:808:808', true],
+    // NAT64 well-known prefix 64:ff9b::/96; the local-use 64:ff9b:1::/48 is never public
+    ['64:ff9b::7f00:1', false],
+    ['64:ff9b::a9fe:a9fe', false],
+    ['64:ff9b::808:808', true],
+    ['64:ff9b:1::808:808', false],
+    // 6to4 2002:AABB:CCDD::/48
+    ['2002:7f00:1::1', false],
+    ['2002:a00:1::1', false],
+    ['2002:a9fe:a9fe::', false],
+    ['2002:808:808::1', true],
+    // Teredo 2001::/32: server in bits 32-63, client inverted in the last 32 bits
+    ['2001:0:808:808:0:0:80ff:fffe', false], // client 127.0.0.1
+    ['2001:0:808:808:0:0:f5ff:fffe', false], // client 10.0.0.1
+    ['2001:0:a00:1:0:0:f7f7:f7f7', false], // server 10.0.0.1, client 8.8.8.8
+    ['2001:0:808:808:0:0:f7f7:f7f7', true], // server and client 8.8.8.8
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', false], // RFC 4380's example: client 192.0.2.45 is reserved
+  ])('%s carries an IPv4 address: public %s', (address, expected) => {
+    expect([address, isPublicAddress(address)]).toEqual([address, expected]);
+  });
+
+  it('refuses [::127.0.0.1] and other embedded internal IPv4 addresses as URLs', () => {
+    for (const url of [
+      'http://[::127.0.0.1]/',
+      'https://[::10.0.0.1]/',
+      'https://[::ffff:0:127.0.0.1]/',
+      'https://[64:ff9b::169.254.169.254]/',
+      'https://[2002:7f00:1::1]/',
+      'https://[2001:0:808:808:0:0:80ff:fffe]/',
+    ]) {
+      expect([url, urlProblem(url, { ...strict, allowHttp: true })]).toEqual([
+        url,
+        'privateTarget',
+      ]);
+    }
+    expect(urlProblem('https://[64:ff9b::8.8.8.8]/', strict)).toBeUndefined();
+  });
+
   it('wants https:// unless WEBHOOK_ALLOW_HTTP, and no credentials or other schemes', () => {
     expect(urlProblem('https://hooks.example.com/x', strict)).toBeUndefined();
     expect(urlProblem('http://hooks.example.com/x', strict)).toBe('httpsRequired');

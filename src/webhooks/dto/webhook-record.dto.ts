@@ -21,9 +21,12 @@ export class WebhookRecordDto {
 
 /** A webhook endpoint with its signing secret: the answer of create and rotate-secret only. */
 export class WebhookWithSecretDto extends WebhookRecordDto {
-  /** `whsec_` + base64 of 32 random bytes: keep it, it is not shown again. */
-  @ApiProperty({ pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' })
-  secret: string;
+  /**
+   * `whsec_` + base64 of 32 random bytes: keep it, it is not shown again. Null in an answer
+   * replayed for an `Idempotency-Key` (secrets are not stored with keys): rotate it to get one.
+   */
+  @ApiProperty({ type: 'string', nullable: true, pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' })
+  secret: string | null;
 }
 
 /** One message to one endpoint, in the deliveries log. */

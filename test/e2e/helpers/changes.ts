@@ -118,3 +118,73 @@ export async function readAsFeed(
   const response = await (user ? request.set('Authorization', t.auth[user]) : request).expect(200);
   return withoutJsonLd(response.body as Record<string, unknown>);
 }
+
+type Rec = Record<string, unknown> & { id: number };
+
+/**
+ * A follower's copy per `kind:id`, keys sorted, as docs/sync.md tells a client
+ * to keep it: events with their embedded venue, organizers and terms replaced
+ * by the client's own entries of those kinds (terms sorted by name as records
+ * show them; copies of records it holds no entry for dropped).
+ */
+export function followedRecords(client: FeedClient): Record<string, Record<string, unknown>> {
+  const own = (kind: string, id: number) => client.records.get(`${kind}:${id}`) as Rec | undefined;
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [key, record] of client.records) {
+    let shown = record;
+    if (key.startsWith('event:')) {
+      const terms = (list: Rec[], kind: string) =>
+        list
+          .flatMap((term) => own(kind, term.id) ?? [])
+          .sort((a, b) => String(a.name).localeCompare(String(b.name)) || a.id - b.id);
+      const venue = record.venue as Rec | [];
+      shown = {
+        ...record,
+        categories: terms(record.categories as Rec[], 'category'),
+        tags: terms(record.tags as Rec[], 'tag'),
+        venue: Array.isArray(venue) ? venue : (own('venue', venue.id) ?? []),
+        organizer: (record.organizer as Rec[]).flatMap((o) => own('organizer', o.id) ?? []),
+      };
+    }
+    out[key] = shown;
+  }
+  return sortKeys(out);
+}
+
+/** Every record of the five full lists for the caller (anonymous without `auth`), per `kind:id`. */
+export async function listedRecords(
+  t: TestApp,
+  auth?: string,
+): Promise<Record<string, Record<string, unknown>>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  const lists: Array<[string, string, Record<string, string>]> = [
+    ['events', 'event', { start_date: '2000-01-01', end_date: '2100-01-01' }],
+    ['venues', 'venue', {}],
+    ['organizers', 'organizer', {}],
+    ['categories', 'category', { hide_empty: 'false' }],
+    ['tags', 'tag', { hide_empty: 'false' }],
+  ];
+  for (const [collection, kind, query] of lists) {
+    for (let page = 1; ; page++) {
+      const request = t
+        .http()
+        .get(`${API}/${collection}`)
+        .query({ ...query, per_page: 50, page });
+      const response = await (auth ? request.set('Authorization', auth) : request);
+      if (response.status === 404) break;
+      if (response.status !== 200) {
+        throw new Error(
+          `${collection} answered ${response.status}: ${JSON.stringify(response.body)}`,
+        );
+      }
+      const records = response.body[collection] as Rec[];
+      for (const record of records) out[`${kind}:${record.id}`] = record;
+      if (records.length < 50) break;
+    }
+  }
+  return sortKeys(out);
+}
+
+function sortKeys<T>(object: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(object).sort(([a], [b]) => a.localeCompare(b)));
+}
