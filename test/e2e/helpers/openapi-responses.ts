@@ -119,7 +119,7 @@ export class ResponseValidator {
     if (rawPath !== apiRoot && !rawPath.startsWith(`${apiRoot}/`)) return [];
     if (response.method === 'OPTIONS') return [];
     const relative = rawPath.slice(apiRoot.length) || '/';
-    const method = response.method === 'HEAD' ? 'get' : response.method.toLowerCase();
+    const method = response.method.toLowerCase();
     const route = this.routes.find((r) => r.pattern.test(relative));
     const operation = route?.item[method] as Schema | undefined;
     const where = `${response.method} ${response.url} → ${response.status}`;
