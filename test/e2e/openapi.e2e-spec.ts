@@ -203,6 +203,21 @@ describe('/doc', () => {
     }
   });
 
+  it('declares the feed templates after the JSON ones they share a prefix with', () => {
+    // Prism scores `/events/{id}` and `/events/{id}.ics` alike for `/events/1.ics` and takes the
+    // later one; `/events/1` matches only the JSON template (verified with a Prism 5 proxy).
+    const paths = Object.keys(doc.paths);
+    for (const [json, feed] of [
+      ['/events/{id}', '/events/{id}.ics'],
+      ['/events/by-slug/{slug}', '/events/by-slug/{slug}.ics'],
+    ]) {
+      expect(paths.indexOf(json)).toBeGreaterThanOrEqual(0);
+      expect(paths.indexOf(feed)).toBeGreaterThan(paths.indexOf(json));
+    }
+    const suffixed = paths.filter((p) => /\{[^}/]+\}[^/{}]+$/.test(p));
+    expect(paths.slice(-suffixed.length)).toEqual(suffixed);
+  });
+
   it('declares HEAD beside every GET: the same parameters and headers, no body', () => {
     for (const [path, item] of Object.entries(doc.paths as Record<string, Schema>)) {
       if (!item.get) continue;

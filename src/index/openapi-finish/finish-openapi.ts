@@ -45,6 +45,7 @@ export function finishOpenApi(document: OpenAPIObject, options: FinishOptions): 
     if (get) (item as Schema).head = headOf(get);
   }
   Object.assign(components.responses, headErrorResponses(components.responses as Schema));
+  document.paths = withSuffixedTemplatesLast(document.paths);
   walk(document, fixNumbers);
 }
 
@@ -75,4 +76,19 @@ function limitQuery(operation: Schema, classes: DtoClass[]): void {
     const own = limits.find((l) => l.has(parameter.name as string))?.get(parameter.name as string);
     if (own) applyLimits(parameter.schema as Schema, own);
   }
+}
+
+/** A last segment with a parameter and literal text (`{id}.ics`). */
+const SUFFIXED_TEMPLATE = /\{[^}/]+\}[^/{}]+$/;
+
+/**
+ * `/events/{id}.ics` after `/events/{id}`: path matchers that treat any
+ * segment with a parameter as a match (Prism) score both templates alike for
+ * `/events/1.ics` and take the one declared last, so the template with the
+ * literal suffix must come last to win; `/events/1` matches only the other.
+ */
+function withSuffixedTemplatesLast(paths: OpenAPIObject['paths']): OpenAPIObject['paths'] {
+  const entries = Object.entries(paths);
+  const suffixed = (path: string) => (SUFFIXED_TEMPLATE.test(path) ? 1 : 0);
+  return Object.fromEntries(entries.sort(([a], [b]) => suffixed(a) - suffixed(b)));
 }
