@@ -262,6 +262,23 @@ describe('/doc', () => {
     expect(parameter('/events', 'geoloc_lat')).toMatchObject({ minimum: -90, maximum: 90 });
     expect(parameter('/changes', 'since')).toMatchObject({ maxLength: 255 });
     expect(parameter('/changes', 'per_page')).toMatchObject({ minimum: 1, maximum: 1000 });
+    // Linked records and terms in event bodies: IDs in range, at most 100 in a list.
+    const maxId = 2 ** 31 - 1;
+    for (const name of ['CreateEventDto', 'UpdateEventDto']) {
+      const { categories, venue, organizer } = schemas[name].properties;
+      expect(categories.oneOf).toEqual([
+        {
+          type: 'array',
+          maxItems: 100,
+          items: { oneOf: [{ type: 'integer', minimum: 1, maximum: maxId }, { type: 'string' }] },
+        },
+        { type: 'string' },
+        { type: 'integer', minimum: 0, maximum: maxId },
+      ]);
+      expect(venue.oneOf[0]).toEqual({ type: 'integer', minimum: 0, maximum: maxId });
+      expect(venue.oneOf[1].properties.id).toEqual({ type: 'integer', minimum: 1, maximum: maxId });
+      expect(organizer.oneOf[0]).toMatchObject({ type: 'array', maxItems: 100 });
+    }
   });
 
   it('bounds every query parameter and every text, list and ID field of the write bodies', () => {

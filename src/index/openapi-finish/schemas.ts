@@ -1,3 +1,4 @@
+import { MAX_ID } from '../../common/validation/input-parsing';
 import type { Schema } from './headers';
 
 /* Component schemas: input shapes, wire dates, closed records, integers. */
@@ -138,7 +139,7 @@ function inlineObject(node: Schema, kind: string): void {
           {
             type: 'object',
             required: ['id'],
-            properties: { id: { type: 'integer', minimum: 1 } },
+            properties: { id: { type: 'integer', minimum: 1, maximum: MAX_ID } },
             description: 'An existing record by ID',
           },
           { $ref: `#/components/schemas/${kind}` },
