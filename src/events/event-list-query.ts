@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { parseZone } from '../common/time/dates';
 import { otherLanguage, type Language } from '../i18n/language';
-import type { OrganizersService } from '../organizers/organizers.service';
+import { Organizer } from '../organizers/entities/organizer.entity';
 import {
   applyStatusScope,
   assertVisibleFilter,
@@ -15,7 +15,6 @@ import { LIKE_ESCAPE, likeContains, searchWords } from '../posts/search';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import type { TermLinksService } from '../terms/term-links.service';
 import { Venue } from '../venues/entities/venue.entity';
-import type { VenuesService } from '../venues/venues.service';
 import { eventWindow, type EventWindow } from './date-window';
 import type { ListEventsQueryDto } from './dto/list-events.query.dto';
 import { EventOrganizer } from './entities/event-organizer.entity';
@@ -162,13 +161,11 @@ function venuesWhere(qb: SelectQueryBuilder<Event>, condition: string): string {
 /** Default `geoloc_radius` in km (docs/api.md §5.1). */
 const DEFAULT_RADIUS_KM = 10;
 
-/** What resolving the list filters needs: the database, the site zone, and the linked kinds. */
+/** What resolving the list filters needs: the database, the site zone, and the terms. */
 export interface ListFilterDeps {
   manager: EntityManager;
   siteTimezone: string;
   terms: TermLinksService;
-  venues: VenuesService;
-  organizers: OrganizersService;
 }
 
 /** The list filters, checked (400 naming the parameter) and resolved to IDs. */
@@ -188,10 +185,10 @@ export async function resolveListFilters(
   const tagIds = query.tags?.length
     ? await deps.terms.idsForFilter(TAGS, query.tags, 'tags')
     : undefined;
-  await assertAllFound('venue', query.venue, (ids) => deps.venues.recordsByIds(ids, ctx));
-  await assertAllFound('organizer', query.organizer, (ids) =>
-    deps.organizers.recordsByIds(ids, ctx),
-  );
+  if (query.venue?.length)
+    await assertVisibleFilter(deps.manager, Venue, query.venue, ctx.user, 'venue');
+  if (query.organizer?.length)
+    await assertVisibleFilter(deps.manager, Organizer, query.organizer, ctx.user, 'organizer');
   if (query.post_parent !== undefined) {
     await assertVisibleFilter(deps.manager, Event, query.post_parent, ctx.user, 'post_parent');
   }
@@ -226,15 +223,4 @@ function assertTogether<T extends object>(query: T, a: keyof T & string, b: keyo
   if ((query[a] === undefined) === (query[b] === undefined)) return;
   const [sent, missing] = query[a] === undefined ? [b, a] : [a, b];
   throw ApiError.invalid(sent, 'bothOrNeither', { other: missing });
-}
-
-/** Every ID must name a record (400 `name` otherwise). */
-async function assertAllFound(
-  name: string,
-  ids: number[] | undefined,
-  find: (ids: number[]) => Promise<Map<number, unknown>>,
-): Promise<void> {
-  if (!ids?.length) return;
-  const unique = [...new Set(ids)];
-  if ((await find(unique)).size !== unique.length) throw ApiError.invalid(name, 'notFound');
 }

@@ -377,8 +377,6 @@ export class EventsService {
       manager: this.dataSource.manager,
       siteTimezone: this.config.siteTimezone,
       terms: this.terms,
-      venues: this.venues,
-      organizers: this.organizers,
     });
   }
 

@@ -174,6 +174,22 @@ export const REASON_MESSAGES = {
   },
   maxLength: { en: '{name} is too long.', nl: '{name} is te lang.' },
   arrayMaxSize: { en: '{name} has too many items.', nl: '{name} heeft te veel elementen.' },
+  percentEncoding: {
+    en: '{name} has a part that is not valid percent-encoded UTF-8.',
+    nl: '{name} heeft een deel dat geen geldige procentcodering van UTF-8 is.',
+  },
+  eachIsString: {
+    en: '{name} must be a list of strings.',
+    nl: '{name} moet een lijst van teksten zijn.',
+  },
+  eachMaxLength: {
+    en: '{name} has an item that is too long.',
+    nl: '{name} heeft een element dat te lang is.',
+  },
+  eachIsIn: {
+    en: '{name} has an item that is not one of the allowed values.',
+    nl: '{name} heeft een element dat geen van de toegestane waarden is.',
+  },
   isEmail: {
     en: '{name} is not a valid e-mail address.',
     nl: '{name} is geen geldig e-mailadres.',

@@ -17,7 +17,7 @@ const CALENDAR = {
 
 /**
  * iCalendar feeds (docs/api.md §14). If-None-Match and 304 are declared in /doc
- * for every GET at once (src/index/openapi-finish.ts). Declared in a module registered before the
+ * for every GET at once (src/index/openapi-finish/). Declared in a module registered before the
  * events module: `/events/{id}.ics` must be matched before `/events/{id}`.
  */
 @ApiTags('events')

@@ -2,7 +2,10 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ImageDto } from '../common/dto/image.dto';
 import { ErrorBodyDto } from '../common/errors/error-body.dto';
-import { finishOpenApi } from './openapi-finish';
+import { finishOpenApi } from './openapi-finish/finish-openapi';
+import { argumentClasses, operationIdOf } from './openapi-finish/query-classes';
+import type { ConfigType } from '@nestjs/config';
+import { appConfig } from '../config/app.config';
 import { OpenApiDocumentStore } from './openapi-document.store';
 
 /**
@@ -22,10 +25,12 @@ export function setupOpenApi(app: INestApplication, uiPath: string): OpenAPIObje
   const document = SwaggerModule.createDocument(app, config, {
     ignoreGlobalPrefix: true,
     extraModels: [ErrorBodyDto, ImageDto],
-    operationIdFactory: (controllerKey, methodKey) =>
-      `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+    operationIdFactory: operationIdOf,
   });
-  finishOpenApi(document);
+  finishOpenApi(document, {
+    argumentClasses: argumentClasses(app),
+    webhookHttpsOnly: !app.get<ConfigType<typeof appConfig>>(appConfig.KEY).webhooks.allowHttp,
+  });
   app.get(OpenApiDocumentStore).set(document);
   SwaggerModule.setup(uiPath, app, document, {
     useGlobalPrefix: false,

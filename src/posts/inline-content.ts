@@ -70,8 +70,8 @@ export async function validateInline<D extends object>(
   const errors = await validate(instance, {
     whitelist: true,
     forbidUnknownValues: false,
-    stopAtFirstError: true,
-    validationError: { target: false, value: false },
+    stopAtFirstError: false,
+    validationError: { target: true, value: false },
   });
   if (errors.length > 0) {
     const wrapper = Object.assign(new ValidationError(), { property: prefix, children: errors });

@@ -1,4 +1,11 @@
-import { EntityManager, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import {
+  EntityManager,
+  EntityTarget,
+  FindOptionsWhere,
+  In,
+  ObjectLiteral,
+  SelectQueryBuilder,
+} from 'typeorm';
 import type { AuthUser } from '../auth/auth-user';
 import { AccessPolicy, OwnedItem, POST_STATUSES, PostStatus } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
@@ -85,19 +92,25 @@ export function editContext(context: 'view' | 'edit' | undefined, ctx: RequestCo
 }
 
 /**
- * A filter naming a record by ID (`event`, `post`, `post_parent`) needs one
- * the caller may see: else 400 naming the parameter (docs/api.md §5).
+ * A filter naming records by ID (`event`, `post`, `post_parent`, `venue`,
+ * `organizer`) needs ones the caller may see: else 400 naming the parameter
+ * (docs/api.md §5).
  */
 export async function assertVisibleFilter(
   manager: EntityManager,
   entity: EntityTarget<OwnedItem & { id: number }>,
-  id: number,
+  id: number | number[],
   user: AuthUser | undefined,
   parameter: string,
 ): Promise<void> {
-  const item = await manager.findOne(entity, {
-    where: { id },
+  // A record the caller may not see answers as one that does not exist, so
+  // the answer never tells whether a hidden record is there.
+  const ids = [...new Set(Array.isArray(id) ? id : [id])];
+  if (ids.length === 0) return;
+  const items = await manager.find(entity, {
+    where: { id: In(ids) } as FindOptionsWhere<OwnedItem & { id: number }>,
     select: { id: true, authorId: true, status: true },
   });
-  if (!item || !AccessPolicy.canSeeItem(user, item)) throw ApiError.invalid(parameter, 'notFound');
+  const visible = items.filter((item) => AccessPolicy.canSeeItem(user, item));
+  if (visible.length !== ids.length) throw ApiError.invalid(parameter, 'notFound');
 }

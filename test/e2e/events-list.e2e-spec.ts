@@ -208,6 +208,45 @@ describe('event lists', () => {
       await invalid('?organizer=1,9', 'organizer');
     });
 
+    it('answers a hidden venue or organizer ID as it answers an unknown one', async () => {
+      await seed([
+        event('Verborgen zaal', dayAt(1), dayAt(1), {
+          venue: { venue: 'Zaal', status: 'draft' },
+          organizer: [{ organizer: 'Org', status: 'draft' }],
+        }),
+      ]);
+      const notFound = (name: string, language: string) => ({
+        code: 'rest_invalid_param',
+        message:
+          language === 'en' ? `Invalid parameter(s): ${name}` : `Ongeldige parameter(s): ${name}`,
+        data: {
+          status: 400,
+          params: {
+            [name]:
+              language === 'en'
+                ? `${name} refers to a record that does not exist.`
+                : `${name} verwijst naar een record dat niet bestaat.`,
+          },
+        },
+      });
+      for (const name of ['venue', 'organizer']) {
+        const hidden = 1;
+        for (const language of ['nl', 'en']) {
+          for (const id of [hidden, 99]) {
+            const res = await api.get(`/events?${name}=${id}&language=${language}`).expect(400);
+            expect(res.body).toEqual(notFound(name, language));
+          }
+        }
+        // Who may see the draft filters on it; an unknown ID stays 400 for them too.
+        expect(await titles(`?${name}=${hidden}&status=draft,publish`, 'editor')).toEqual([
+          'Verborgen zaal',
+        ]);
+        expect((await api.get(`/events?${name}=99`, 'editor').expect(400)).body).toEqual(
+          notFound(name, 'nl'),
+        );
+      }
+    });
+
     it('filters on featured, ticketed and post_parent', async () => {
       await seed([
         event('Uitgelicht', dayAt(1), dayAt(1), { featured: true }),

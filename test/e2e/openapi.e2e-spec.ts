@@ -191,6 +191,135 @@ describe('/doc', () => {
     expect(documented).not.toContain('"type":"number","description":"ID');
   });
 
+  it('declares Retry-After as sent on every 429 and 503', () => {
+    expect(doc.components.headers['Retry-After']).toMatchObject({
+      required: true,
+      schema: { type: 'integer' },
+    });
+    for (const status of [429, 503]) {
+      expect(doc.components.responses[`Error${status}`].headers['Retry-After']).toEqual({
+        $ref: '#/components/headers/Retry-After',
+      });
+    }
+  });
+
+  it('declares the feed templates after the JSON ones they share a prefix with', () => {
+    // Prism scores `/events/{id}` and `/events/{id}.ics` alike for `/events/1.ics` and takes the
+    // later one; `/events/1` matches only the JSON template (verified with a Prism 5 proxy).
+    const paths = Object.keys(doc.paths);
+    for (const [json, feed] of [
+      ['/events/{id}', '/events/{id}.ics'],
+      ['/events/by-slug/{slug}', '/events/by-slug/{slug}.ics'],
+    ]) {
+      expect(paths.indexOf(json)).toBeGreaterThanOrEqual(0);
+      expect(paths.indexOf(feed)).toBeGreaterThan(paths.indexOf(json));
+    }
+    const suffixed = paths.filter((p) => /\{[^}/]+\}[^/{}]+$/.test(p));
+    expect(paths.slice(-suffixed.length)).toEqual(suffixed);
+  });
+
+  it('declares HEAD beside every GET: the same parameters and headers, no body', () => {
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Schema>)) {
+      if (!item.get) continue;
+      expect([path, item.head?.operationId]).toEqual([path, `${item.get.operationId}_head`]);
+      expect(item.head.parameters).toEqual(item.get.parameters);
+      for (const [status, response] of Object.entries(item.head.responses as Schema)) {
+        const resolved = response.$ref
+          ? doc.components.responses[(response.$ref as string).split('/').pop()!]
+          : response;
+        const get = item.get.responses[status];
+        const getResolved = get.$ref
+          ? doc.components.responses[(get.$ref as string).split('/').pop()!]
+          : get;
+        expect([path, status, resolved.content]).toEqual([path, status, undefined]);
+        expect([path, status, resolved.headers]).toEqual([path, status, getResolved.headers]);
+      }
+    }
+  });
+
+  it('states the limits the service enforces in the schemas, not only in descriptions', () => {
+    const schemas = doc.components.schemas as Record<string, Schema>;
+    for (const name of ['CreateVenueDto', 'UpdateVenueDto']) {
+      expect(schemas[name].properties.geo_lat).toMatchObject({ minimum: -90, maximum: 90 });
+      expect(schemas[name].properties.geo_lng).toMatchObject({ minimum: -180, maximum: 180 });
+    }
+    for (const name of ['CreateWebhookDto', 'UpdateWebhookDto']) {
+      expect(schemas[name].properties.url).toMatchObject({
+        maxLength: 2048,
+        pattern: '^[Hh][Tt][Tt][Pp][Ss]://',
+      });
+    }
+    expect(schemas.CreateEventDto.properties.website).toMatchObject({
+      maxLength: 2048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+    });
+    const parameter = (path: string, name: string) =>
+      (doc.paths[path].get.parameters as Schema[]).find((p) => p.name === name)!.schema;
+    expect(parameter('/events', 'include')).toMatchObject({
+      maxItems: 100,
+      items: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
+    });
+    expect(parameter('/events', 'geoloc_lat')).toMatchObject({ minimum: -90, maximum: 90 });
+    expect(parameter('/changes', 'since')).toMatchObject({ maxLength: 255 });
+    expect(parameter('/changes', 'per_page')).toMatchObject({ minimum: 1, maximum: 1000 });
+    // Linked records and terms in event bodies: IDs in range, at most 100 in a list.
+    const maxId = 2 ** 31 - 1;
+    for (const name of ['CreateEventDto', 'UpdateEventDto']) {
+      const { categories, venue, organizer } = schemas[name].properties;
+      expect(categories.oneOf).toEqual([
+        {
+          type: 'array',
+          maxItems: 100,
+          items: { oneOf: [{ type: 'integer', minimum: 1, maximum: maxId }, { type: 'string' }] },
+        },
+        { type: 'string' },
+        { type: 'integer', minimum: 0, maximum: maxId },
+      ]);
+      expect(venue.oneOf[0]).toEqual({ type: 'integer', minimum: 0, maximum: maxId });
+      expect(venue.oneOf[1].properties.id).toEqual({ type: 'integer', minimum: 1, maximum: maxId });
+      expect(organizer.oneOf[0]).toMatchObject({ type: 'array', maxItems: 100 });
+    }
+  });
+
+  it('bounds every query parameter and every text, list and ID field of the write bodies', () => {
+    const unbounded: string[] = [];
+    const check = (where: string, schema: Schema, idName: boolean) => {
+      if (schema.$ref) return;
+      for (const branch of (schema.oneOf ?? []) as Schema[]) check(where, branch, idName);
+      if (schema.type === 'string' && !schema.enum && !schema.format && !schema.pattern) {
+        if (schema.maxLength === undefined) unbounded.push(`${where}: maxLength`);
+      }
+      if (schema.type === 'array') {
+        if (schema.maxItems === undefined) unbounded.push(`${where}: maxItems`);
+        if (schema.items) check(`${where}[]`, schema.items as Schema, idName);
+      }
+      if (schema.type === 'integer' && idName && schema.minimum === undefined)
+        unbounded.push(`${where}: minimum`);
+    };
+    // Dates are checked by their form; page sizes over the maximum are capped, not refused.
+    const EXEMPT = /(^|_)(date|before|after)$|^per_page$/;
+    const ID = /^(include|exclude|venue|organizer|post_parent|parent|event|post|author|page)$/;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Schema>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const p of (operation.parameters ?? []) as Schema[]) {
+          if (p.in !== 'query' || EXEMPT.test(p.name as string)) continue;
+          check(`${method} ${path} ${p.name}`, p.schema as Schema, ID.test(p.name as string));
+        }
+      }
+    }
+    // Linked records and terms are read by the service's own parsers (names, IDs, objects).
+    const LINKS =
+      /^(categories|tags|venue|organizer|date|date_utc|start_date|end_date|image|cost)$/;
+    for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, Schema>)) {
+      if (!/^(Create|Update)/.test(name)) continue;
+      for (const [field, property] of Object.entries((schema.properties ?? {}) as Schema)) {
+        if (LINKS.test(field)) continue;
+        check(`${name}.${field}`, property as Schema, ID.test(field));
+      }
+    }
+    expect(unbounded).toEqual([]);
+  });
+
   it('gives currency_position no empty enum value and rest_missing_callback_param its array params', () => {
     const position = doc.components.schemas.CostDetailsDto.properties.currency_position;
     expect(position.enum).toBeUndefined();

@@ -75,6 +75,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       }
       if (key === 'rest_unauthorized') return ApiError.unauthorized();
       if (key === 'rest_payload_too_large') return new ApiError(key, { args: { limit: '1 MiB' } });
+      // The router could not decode a path parameter (`/events/by-slug/%ff`).
+      if (status === 400 && !decodes(req.path)) return ApiError.invalid('path', 'percentEncoding');
       if (key) return new ApiError(key);
     }
     if (isDatabaseUnavailable(exception)) {
@@ -145,4 +147,14 @@ function describe(exception: unknown): Record<string, unknown> {
     return { type: exception.name, message: exception.message, stack: exception.stack };
   }
   return { value: String(exception) };
+}
+
+/** Whether every segment of a path is valid percent-encoded UTF-8. */
+function decodes(path: string): boolean {
+  try {
+    for (const segment of path.split('/')) decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,7 +1,8 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError, InvalidReason } from '../errors/api-error';
+import { failuresOf } from './validation-failures';
 
-/** Class-validator constraint names checked in this order when several fail. */
+/** The constraint of a required parameter that is missing. */
 const REQUIRED = 'isDefined';
 
 /**
@@ -16,8 +17,9 @@ export class ApiValidationPipe extends ValidationPipe {
       transform: true,
       whitelist: true,
       forbidNonWhitelisted: false,
-      stopAtFirstError: true,
-      validationError: { target: false, value: false },
+      // Every check runs: failuresOf picks the one that names the problem.
+      stopAtFirstError: false,
+      validationError: { target: true, value: false },
       transformOptions: { enableImplicitConversion: false },
       exceptionFactory: (errors) => toApiError(errors),
     });
@@ -32,21 +34,8 @@ export class ApiValidationPipe extends ValidationPipe {
   }
 }
 
-interface Failure {
-  name: string;
-  constraint: string;
-}
-
-function flatten(errors: ValidationError[], prefix = ''): Failure[] {
-  return errors.flatMap((error) => {
-    const name = prefix ? `${prefix}.${error.property}` : error.property;
-    const own = Object.keys(error.constraints ?? {}).map((constraint) => ({ name, constraint }));
-    return [...own, ...flatten(error.children ?? [], name)];
-  });
-}
-
 export function toApiError(errors: ValidationError[]): ApiError {
-  const failures = flatten(errors);
+  const failures = failuresOf(errors);
   const missing = [
     ...new Set(failures.filter((f) => f.constraint === REQUIRED).map((f) => f.name)),
   ];

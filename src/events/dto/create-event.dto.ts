@@ -22,6 +22,7 @@ import {
   IsOmittable,
   IsText,
   IsTimezone,
+  MAX_LIST_ITEMS,
   ToBoolean,
   ToInteger,
   ToTrimmed,
@@ -43,11 +44,20 @@ function IsCostInput(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
+/** A linked record's ID as input: 0 unlinks; one beyond MAX_ID names nothing (400). */
+const LINK_ID = { type: 'integer', minimum: 0, maximum: MAX_ID };
+const LIST_ID = { type: 'integer', minimum: 1, maximum: MAX_ID };
+
+// Texts may hold comma lists of names with blanks around them: only the item count is bounded.
 const ID_OR_NAME_LIST = {
   oneOf: [
-    { type: 'array', items: { oneOf: [{ type: 'integer' }, { type: 'string' }] } },
+    {
+      type: 'array',
+      maxItems: MAX_LIST_ITEMS,
+      items: { oneOf: [LIST_ID, { type: 'string' }] },
+    },
     { type: 'string' },
-    { type: 'integer' },
+    LINK_ID,
   ],
 };
 
@@ -180,7 +190,7 @@ export class CreateEventDto extends PostWriteDto {
   @Allow()
   @ApiProperty({
     required: false,
-    oneOf: [{ type: 'integer' }, { type: 'object' }, { type: 'string' }],
+    oneOf: [LINK_ID, { type: 'object' }, { type: 'string' }],
   })
   venue?: unknown;
 
@@ -189,8 +199,12 @@ export class CreateEventDto extends PostWriteDto {
   @ApiProperty({
     required: false,
     oneOf: [
-      { type: 'array', items: { oneOf: [{ type: 'integer' }, { type: 'object' }] } },
-      { type: 'integer' },
+      {
+        type: 'array',
+        maxItems: MAX_LIST_ITEMS,
+        items: { oneOf: [LIST_ID, { type: 'object' }] },
+      },
+      LINK_ID,
       { type: 'string' },
       { type: 'object' },
     ],

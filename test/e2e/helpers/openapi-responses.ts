@@ -100,8 +100,12 @@ export class ResponseValidator {
     addFormats(this.ajv);
     this.ajv.addSchema({ $id: 'openapi.json', components: document.components ?? {} });
     this.routes = Object.entries(document.paths as Record<string, Schema>)
-      // Literal segments before parameters, as the router matches them.
-      .sort(([a], [b]) => a.split('{').length - b.split('{').length)
+      // Literal segments before parameters, as the router matches them; among templates with as
+      // many parameters the one with more literal text (`/events/{id}.ics`) first.
+      .sort(
+        ([a], [b]) =>
+          a.split('{').length - b.split('{').length || literalLength(b) - literalLength(a),
+      )
       .map(([path, item]) => ({
         path,
         item,
@@ -119,7 +123,7 @@ export class ResponseValidator {
     if (rawPath !== apiRoot && !rawPath.startsWith(`${apiRoot}/`)) return [];
     if (response.method === 'OPTIONS') return [];
     const relative = rawPath.slice(apiRoot.length) || '/';
-    const method = response.method === 'HEAD' ? 'get' : response.method.toLowerCase();
+    const method = response.method.toLowerCase();
     const route = this.routes.find((r) => r.pattern.test(relative));
     const operation = route?.item[method] as Schema | undefined;
     const where = `${response.method} ${response.url} → ${response.status}`;
@@ -233,4 +237,9 @@ function describe(error: ErrorObject): string {
         ? ` (allowed: ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)})`
         : '';
   return `${at} ${error.message ?? error.keyword}${extra}`;
+}
+
+/** The characters of a path template outside its parameters. */
+function literalLength(path: string): number {
+  return path.replace(/\{[^}]+\}/g, '').length;
 }
