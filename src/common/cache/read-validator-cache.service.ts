@@ -3,6 +3,7 @@ import type { ConfigType } from '@nestjs/config';
 import { DateTime } from 'luxon';
 import type { RequestContext } from '../http/request-context';
 import { appConfig } from '../../config/app.config';
+import { CacheStats } from '../../metrics/signals';
 import { VersionStampedLru } from './version-stamped-lru';
 
 const MAX_ENTRIES = 5000;
@@ -24,8 +25,10 @@ export interface StoredValidator {
 export class ReadValidatorCache {
   /** The clock; tests move it. */
   now: () => number = Date.now;
-  private readonly validators = new VersionStampedLru<StoredValidator>(MAX_ENTRIES, () =>
-    this.now(),
+  private readonly validators = new VersionStampedLru<StoredValidator>(
+    MAX_ENTRIES,
+    () => this.now(),
+    new CacheStats('read_validators'),
   );
   private day = '';
   private dayEnds = 0;
