@@ -31,6 +31,7 @@ import { IcalModule } from './ical/ical.module';
 import { ChangesModule } from './changes/changes.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { MetricsModule } from './metrics/metrics.module';
 
 @Module({
   imports: [
@@ -46,6 +47,7 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
     }),
     RateLimitModule,
     DatabaseModule,
+    MetricsModule,
     CacheModule,
     I18nModule,
     AuthModule,

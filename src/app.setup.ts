@@ -16,6 +16,7 @@ import { routeReads } from './database/read-routing';
 import { Logger } from 'nestjs-pino';
 import { appConfig, joinPath } from './config/app.config';
 import { setupOpenApi } from './index/openapi';
+import { MetricsService } from './metrics/metrics.service';
 
 /** Options for NestFactory.create and Test.createNestApplication alike. */
 export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
@@ -31,6 +32,12 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
   const config = app.get<ConfigType<typeof appConfig>>(appConfig.KEY);
   app.useLogger(new StartupLogger(app.get(Logger)));
   app.use(assignRequestId);
+  const metrics = app.get(MetricsService);
+  if (metrics.enabled) {
+    // GET /metrics is answered here, outside the API (no rate limit, no language, not timed).
+    app.use(metrics.scrapeEndpoint);
+    app.use(metrics.timeRequests);
+  }
 
   // `a[]=1&a[]=2` lists need the extended parser (Express 5 defaults to "simple").
   app.set('query parser', 'extended');

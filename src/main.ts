@@ -1,5 +1,7 @@
 // First: V8 settings before any other module allocates (src/v8-flags.ts).
 import './v8-flags';
+// Second: tracing, before http, express, mysql2 and ioredis are required (src/tracing.ts).
+import { tracing } from './start-tracing';
 import 'reflect-metadata';
 import { INestApplication, Logger } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
@@ -17,9 +19,17 @@ async function bootstrap(): Promise<void> {
   const app = configureApp(await NestFactory.create(AppModule, APP_OPTIONS));
   const config = app.get<ConfigType<typeof appConfig>>(appConfig.KEY);
   // Requests end by REQUEST_TIMEOUT_MS (503); give them that long to finish on SIGTERM.
-  enableGracefulShutdown(app, { drainTimeoutMs: config.requestTimeoutMs + 1000 });
+  enableGracefulShutdown(app, {
+    drainTimeoutMs: config.requestTimeoutMs + 1000,
+    // The spans of the last requests are sent before the process ends (bounded).
+    afterClose: () => withinMs(2000, tracing?.shutdown() ?? Promise.resolve()),
+  });
   await app.listen(config.port);
   logListening(app);
+}
+
+function withinMs(ms: number, work: Promise<void>): Promise<void> {
+  return Promise.race([work, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
 }
 
 /** One line with the addresses to open, after the start-up lines. */

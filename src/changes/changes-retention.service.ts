@@ -29,6 +29,7 @@ export class ChangesRetention implements OnApplicationBootstrap, BeforeApplicati
   private readonly task = new PeriodicTask(
     () => this.purgeExpired(),
     (error) => this.logger.warn(`could not purge old deletions: ${failureText(error)}`),
+    'changes_retention',
   );
 
   constructor(

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AccessPolicy, PostStatus } from '../auth/policy';
 import { DataVersionService } from '../common/cache/data-version.service';
 import { VersionStampedLru } from '../common/cache/version-stamped-lru';
+import { CacheStats, signals } from '../metrics/signals';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { utcWire } from '../common/time/dates';
@@ -98,7 +99,11 @@ export class ChangesService implements OnModuleInit {
    * data version read before it: a client that polls again while nothing
    * was written gets it again without a read (as ReadValidatorCache's 304).
    */
-  private readonly caughtUp = new VersionStampedLru<ChangesPageDto>(CAUGHT_UP_MAX);
+  private readonly caughtUp = new VersionStampedLru<ChangesPageDto>(
+    CAUGHT_UP_MAX,
+    Date.now,
+    new CacheStats('feed_caught_up'),
+  );
   /** Event records for anonymous polls, per LinkedEntry scope; unused with read replicas. */
   private readonly eventRecords = new FeedEventCache<ChangeRecord>(EVENT_RECORDS_MAX);
   /** Changed events waiting to be read for the next polls (warm), and whether a batch runs. */
@@ -133,9 +138,11 @@ export class ChangesService implements OnModuleInit {
     if (caughtUp) {
       // Still a poll: its language and host keep having their changes read ahead (warm).
       if (!ctx.user) this.touchPolled(ctx);
+      if (query.since !== undefined) signals.feedPoll(0);
       return caughtUp;
     }
     const page = (await this.readAhead.take(key, version)) ?? (await this.read(query, ctx));
+    if (query.since !== undefined) signals.feedPoll(cursorAgeSeconds(page));
     if (page.changes.length === 0 && !page.has_more) this.caughtUp.set(key, page, version);
     if (page.has_more) {
       const next = { ...query, since: page.next_cursor };
@@ -519,4 +526,13 @@ function readable(
         }),
     ),
   );
+}
+
+/** How far behind a poll's cursor was: the age of the oldest change it had not seen (0 when none). */
+function cursorAgeSeconds(page: ChangesPageDto): number {
+  const first = page.changes[0];
+  if (!first) return 0;
+  // `YYYY-MM-DD HH:MM:SS` in UTC.
+  const changed = Date.parse(`${first.changed_utc.replace(' ', 'T')}Z`);
+  return Number.isNaN(changed) ? 0 : Math.max(0, (Date.now() - changed) / 1000);
 }

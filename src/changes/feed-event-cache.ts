@@ -1,4 +1,7 @@
 import { JsonWriter, shareJson } from '../common/http/json-writer';
+import { CacheStats } from '../metrics/signals';
+
+const stats = new CacheStats('feed_event_records');
 
 /**
  * Event records of the changes feed as anonymous readers see them, per
@@ -48,6 +51,7 @@ export class FeedEventCache<R extends object> {
       if (held?.seq === change.seq) found.set(change.id, held.record);
       else missing.push(change);
     }
+    stats.record(found.size, missing.length);
     if (missing.length === 0) return found;
     const generation = this.generation;
     const loaded = await load(missing.map((change) => change.id));

@@ -63,6 +63,8 @@ export const appConfig = registerAs('app', () => {
     syncRetentionDays: Number(env('SYNC_RETENTION_DAYS') ?? 30),
     requireIfMatch: env('REQUIRE_IF_MATCH') === 'true',
     idempotencyTtlHours: Number(env('IDEMPOTENCY_TTL_HOURS') ?? 24),
+    /** Bearer token of GET /metrics; unset: no metrics are kept and /metrics does not exist. */
+    metricsToken: env('METRICS_TOKEN'),
     auth: {
       jwtSecret: env('AUTH_JWT_SECRET'),
       jwksUrl: env('AUTH_JWKS_URL'),

@@ -191,6 +191,12 @@ export class EnvironmentVariables {
   @Min(1, { message: 'WEBHOOK_RETENTION_DAYS must be an integer between 1 and 3650' })
   @Max(3650, { message: 'WEBHOOK_RETENTION_DAYS must be an integer between 1 and 3650' })
   WEBHOOK_RETENTION_DAYS?: number;
+
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{16,256}$/, {
+    message: 'METRICS_TOKEN must be 16 to 256 printable characters without spaces',
+  })
+  METRICS_TOKEN?: string;
 }
 
 /**
@@ -211,7 +217,7 @@ export function validateEnvironment(input: Record<string, unknown>): Record<stri
   if (errors.length > 0) {
     const first = errors[0];
     const message = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
-    const shown = first.property.includes('SECRET') ? '' : ` (got "${String(first.value)}")`;
+    const shown = /SECRET|TOKEN/.test(first.property) ? '' : ` (got "${String(first.value)}")`;
     throw new ConfigurationError(
       message.startsWith(first.property)
         ? `${message}${shown}`

@@ -25,6 +25,7 @@ import { EventTerm } from './entities/event-term.entity';
 import { Event } from './entities/event.entity';
 import { loadEvents } from './event-store';
 import { EventLinks, EventMapOptions, EventRecord, EventRecordRow, mapEvent } from './event.mapper';
+import { CacheStats } from '../metrics/signals';
 
 /** The term and organizer link rows of a set of events (plain rows: records only read them). */
 export interface EventLinkRows {
@@ -249,6 +250,8 @@ function visibleTo(ctx: RequestContext): LinkedRecords['visible'] {
       : undefined;
 }
 
+const linkedRecordStats = new CacheStats('linked_records');
+
 /** Per kind, for the cache that requests share: memory stays small whatever the data. */
 const SHARED_MAX_PER_KIND = 5_000;
 
@@ -307,6 +310,7 @@ export async function cachedRecords<R extends object>(
   // Once per ID: a feed batch links ~2,500 terms, of a few dozen.
   const unique = [...new Set(ids)];
   const missing = unique.filter((id) => !store.has(id));
+  linkedRecordStats.record(unique.length - missing.length, missing.length);
   const generation = cache.currentGeneration;
   const loaded = missing.length > 0 ? await load(missing) : new Map<number, R>();
   if (cache.currentGeneration === generation) {

@@ -21,6 +21,7 @@ export class IdempotencyRetention implements OnApplicationBootstrap, BeforeAppli
   private readonly task = new PeriodicTask(
     () => this.purgeExpired(),
     (error) => this.logger.warn(`could not purge expired idempotency keys: ${failureText(error)}`),
+    'idempotency_retention',
   );
 
   constructor(private readonly store: IdempotencyStore) {}

@@ -31,6 +31,7 @@ export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicati
   private readonly task = new PeriodicTask(
     () => this.purge(),
     (error) => this.logger.warn(`could not purge old webhook deliveries: ${failureText(error)}`),
+    'webhook_retention',
   );
 
   constructor(

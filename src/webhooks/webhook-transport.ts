@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import { signals, type WebhookOutcome } from '../metrics/signals';
 import { hostOf, isPublicAddress, safeLookup, TargetNotAllowedError } from './target-safety';
 
 /** The receiver's answer is kept up to this many bytes (docs/api.md §15). */
@@ -41,6 +42,18 @@ export async function postMessage(
   body: string,
   options: PostOptions,
 ): Promise<AttemptResult> {
+  const started = performance.now();
+  const result = await postWithRetryOnStaleSocket(target, headers, body, options);
+  signals.webhookAttempt(outcomeOf(result), (performance.now() - started) / 1000);
+  return result;
+}
+
+async function postWithRetryOnStaleSocket(
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+  options: PostOptions,
+): Promise<AttemptResult> {
   const started = Date.now();
   const first = await postOnce(target, headers, body, options);
   // A kept-alive connection the receiver closed just as it was reused: the request never
@@ -49,6 +62,11 @@ export async function postMessage(
   const left = options.timeoutMs - (Date.now() - started);
   if (left <= 0) return first.result;
   return (await postOnce(target, headers, body, { ...options, timeoutMs: left }, true)).result;
+}
+
+function outcomeOf(result: AttemptResult): WebhookOutcome {
+  if (result.statusCode === null) return 'unreachable';
+  return result.statusCode >= 200 && result.statusCode < 300 ? 'delivered' : 'rejected';
 }
 
 function postOnce(

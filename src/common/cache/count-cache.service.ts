@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataVersionService } from './data-version.service';
+import { CacheStats } from '../../metrics/signals';
 import { VersionStampedLru } from './version-stamped-lru';
 
 const MAX_ENTRIES = 1000;
@@ -15,7 +16,11 @@ const MAX_ENTRIES = 1000;
 @Injectable()
 export class CountCacheService {
   private readonly logger = new Logger('CountCache');
-  private readonly counts = new VersionStampedLru<number>(MAX_ENTRIES);
+  private readonly counts = new VersionStampedLru<number>(
+    MAX_ENTRIES,
+    Date.now,
+    new CacheStats('list_counts'),
+  );
   private readonly counting = new Map<string, Promise<number>>();
 
   constructor(private readonly versions: DataVersionService) {}

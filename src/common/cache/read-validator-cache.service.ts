@@ -4,6 +4,7 @@ import { DateTime } from 'luxon';
 import type { KeptAnswer } from '../http/conditional-get';
 import type { RequestContext } from '../http/request-context';
 import { appConfig } from '../../config/app.config';
+import { CacheStats } from '../../metrics/signals';
 import { VersionStampedLru } from './version-stamped-lru';
 
 const MAX_ENTRIES = 5000;
@@ -28,8 +29,10 @@ export interface StoredValidator {
 export class ReadValidatorCache {
   /** The clock; tests move it. */
   now: () => number = Date.now;
-  private readonly validators = new VersionStampedLru<StoredValidator>(MAX_ENTRIES, () =>
-    this.now(),
+  private readonly validators = new VersionStampedLru<StoredValidator>(
+    MAX_ENTRIES,
+    () => this.now(),
+    new CacheStats('read_validators'),
   );
   /** Anonymous 200 answers of single-record reads, by the same keys (see keepsAnswers). */
   private readonly answers = new VersionStampedLru<KeptAnswer>(MAX_KEPT_ANSWERS, () => this.now());

@@ -1,3 +1,5 @@
+import type { CacheStats } from '../../metrics/signals';
+
 /** Bounds staleness should a data version bump ever fail. */
 export const MAX_AGE_MS = 60_000;
 
@@ -18,13 +20,18 @@ export class VersionStampedLru<T> {
   constructor(
     private readonly maxEntries: number,
     private readonly now: () => number = Date.now,
+    /** Where hits and misses are counted (metrics). */
+    private readonly stats?: CacheStats,
   ) {}
 
   /** The value stored for `key` at `version`, if it is still fresh. */
   get(key: string, version: number): T | undefined {
-    const found = this.lookup(key, version);
+    const found = this.find(key, version);
     if (found?.stale) this.entries.delete(key);
-    return found && !found.stale ? found.value : undefined;
+    const fresh = found && !found.stale;
+    if (fresh) this.stats?.hit();
+    else this.stats?.miss();
+    return fresh ? found.value : undefined;
   }
 
   /**
@@ -33,6 +40,13 @@ export class VersionStampedLru<T> {
    * answer with while it is made again.
    */
   lookup(key: string, version: number): { value: T; stale: boolean } | undefined {
+    const found = this.find(key, version);
+    if (found) this.stats?.hit();
+    else this.stats?.miss();
+    return found;
+  }
+
+  private find(key: string, version: number): { value: T; stale: boolean } | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (entry.version !== version) {

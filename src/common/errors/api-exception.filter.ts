@@ -17,6 +17,7 @@ import { ContextualRequest } from '../http/request-context';
 import { ApiError } from './api-error';
 import { ErrorKey, wireCode } from './error-codes';
 import { isDatabaseUnavailable } from './database-errors';
+import { signals } from '../../metrics/signals';
 
 const STATUS_TO_KEY: Partial<Record<number, ErrorKey>> = {
   [HttpStatus.NOT_FOUND]: 'rest_no_route',
@@ -81,6 +82,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn({ requestId: req.id, err: describe(exception) }, 'database unavailable');
+      signals.databaseUnavailable();
       return new ApiError('rest_service_unavailable', {
         headers: { 'Retry-After': RETRY_AFTER_SECONDS },
       });

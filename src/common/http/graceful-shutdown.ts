@@ -22,7 +22,12 @@ const TICK_MS = 25;
  */
 export function enableGracefulShutdown(
   app: INestApplication,
-  options: { drainTimeoutMs: number; signals?: NodeJS.Signals[] },
+  options: {
+    drainTimeoutMs: number;
+    signals?: NodeJS.Signals[];
+    /** Runs once the application is closed (e.g. to send the last spans). */
+    afterClose?: () => Promise<void>;
+  },
 ): void {
   const logger = new Logger('Shutdown');
   const server = app.getHttpServer() as Server;
@@ -56,6 +61,7 @@ export function enableGracefulShutdown(
     if (cut > 0) logger.warn(`${cut} request(s) still running after ${options.drainTimeoutMs} ms`);
     server.closeIdleConnections();
     await app.close();
+    await options.afterClose?.().catch(() => undefined);
     logger.log('stopped');
     return cut > 0 ? 1 : 0;
   };

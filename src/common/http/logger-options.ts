@@ -2,6 +2,8 @@ import { RequestMethod } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
+import type { Options } from 'pino-http';
+import { PinoPretty } from 'pino-pretty';
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -19,27 +21,49 @@ export function assignRequestId(req: WithId, res: ServerResponse, next: () => vo
   next();
 }
 
-/** Structured JSON logs. Authorization headers, cookies and query strings are never logged. */
-export function loggerOptions(level: string): Params {
+/**
+ * Readable lines (pino-pretty) when stdout is a terminal, as for a newcomer's
+ * `npm start`; JSON lines otherwise (containers, files, log shippers).
+ */
+export function prettyLogs(stdout: { isTTY?: boolean } = process.stdout): boolean {
+  return stdout.isTTY === true;
+}
+
+/**
+ * Structured logs, JSON or (`pretty`) one readable line each with the same
+ * fields. Authorization headers, cookies and query strings are never logged.
+ */
+export function loggerOptions(level: string, pretty = prettyLogs()): Params {
+  const options: Options = {
+    level,
+    genReqId: (req) => (req as WithId).id ?? randomUUID(),
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (req: { id: string; method: string; url: string }) => ({
+        id: req.id,
+        method: req.method,
+        // Query strings can carry event passwords: log the path only.
+        url: req.url?.split('?')[0],
+      }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+  };
   return {
     forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
-    pinoHttp: {
-      level,
-      genReqId: (req) => (req as WithId).id ?? randomUUID(),
-      redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-        censor: '[redacted]',
-      },
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({
-          id: req.id,
-          method: req.method,
-          // Query strings can carry event passwords: log the path only.
-          url: req.url?.split('?')[0],
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    },
+    pinoHttp: pretty
+      ? [
+          options,
+          PinoPretty({
+            singleLine: true,
+            translateTime: 'SYS:HH:MM:ss.l',
+            ignore: 'pid,hostname',
+            sync: true,
+          }),
+        ]
+      : options,
   };
 }

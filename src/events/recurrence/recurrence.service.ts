@@ -37,6 +37,7 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
   private readonly horizonJob = new PeriodicTask(
     () => this.extendHorizons(),
     (error) => this.logger.error(`recurrence horizon job failed: ${failureText(error)}`),
+    'recurrence_horizon',
   );
   /** The clock writes and the horizon job read "today" from (tests set it). */
   now: () => DateTime = () => DateTime.now();

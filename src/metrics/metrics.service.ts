@@ -1,0 +1,295 @@
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { appConfig } from '../config/app.config';
+import { poolUsage } from './pool-usage';
+import { readStoreSizes, type StoreSizes } from './store-sizes';
+import { type CacheName, type MetricsSink, setMetricsSink, type WebhookOutcome } from './signals';
+
+/** Seconds: from a cached read (0.5 ms) to the request time-out. */
+const REQUEST_BUCKETS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
+/** TypeORM measures statements in whole milliseconds: the first bucket holds the sub-ms ones. */
+const QUERY_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
+const WEBHOOK_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** A poll's cursor: caught up, seconds, minutes, hours, days behind. */
+const CURSOR_AGE_BUCKETS = [0, 1, 5, 15, 60, 300, 900, 3600, 21600, 86400, 604800];
+/** Store sizes read at scrape time are reused this long (several scrapers, one query). */
+const STORE_SIZES_TTL_MS = 5000;
+
+/**
+ * The Prometheus metrics (docs/operations.md lists them): kept only when
+ * METRICS_TOKEN is set, served on GET /metrics to that bearer token. Counters
+ * and histograms are fed through the MetricsSink; pool usage and store sizes
+ * (outbox backlog, feed head, idempotency keys) are read when scraped.
+ */
+@Injectable()
+export class MetricsService implements MetricsSink, OnModuleInit, OnModuleDestroy {
+  readonly registry = new Registry();
+  readonly enabled: boolean;
+  private readonly tokenHash?: Buffer;
+  private storeSizes?: { at: number; sizes: Promise<StoreSizes | undefined> };
+
+  private readonly requests = new Histogram({
+    name: 'calendar_http_request_duration_seconds',
+    help: 'HTTP requests by route template, method and status, from the first middleware to the last byte.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: REQUEST_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly queries = new Histogram({
+    name: 'calendar_db_query_duration_seconds',
+    help: 'Successful database statements by operation (as TypeORM measures them, in whole ms).',
+    labelNames: ['operation'] as const,
+    buckets: QUERY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly queryErrors = new Counter({
+    name: 'calendar_db_query_errors_total',
+    help: 'Database statements that failed, by operation.',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
+  private readonly unavailable = new Counter({
+    name: 'calendar_db_unavailable_total',
+    help: 'Requests answered 503 because the database could not be reached (connection refused, lost, timed out).',
+    registers: [this.registry],
+  });
+  private readonly cacheLookupCounter = new Counter({
+    name: 'calendar_cache_lookups_total',
+    help: 'Cache lookups by cache and result (hit or miss).',
+    labelNames: ['cache', 'result'] as const,
+    registers: [this.registry],
+  });
+  private readonly webhookAttempts = new Counter({
+    name: 'calendar_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome (delivered: 2xx, rejected: other status, unreachable: no answer).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly webhookDurations = new Histogram({
+    name: 'calendar_webhook_attempt_duration_seconds',
+    help: 'Time of one webhook delivery attempt (connect, send, answer), by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: WEBHOOK_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly feedPolls = new Histogram({
+    name: 'calendar_changes_poll_cursor_age_seconds',
+    help: 'Polls of the changes feed with a cursor: age of the oldest change the cursor had not seen (0: caught up).',
+    buckets: CURSOR_AGE_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly jobLastRun = new Gauge({
+    name: 'calendar_job_last_run_timestamp_seconds',
+    help: 'When a periodic job last started (Unix time), by job.',
+    labelNames: ['job'] as const,
+    registers: [this.registry],
+  });
+  private readonly jobLastDuration = new Gauge({
+    name: 'calendar_job_last_run_duration_seconds',
+    help: 'How long the last run of a periodic job took, by job.',
+    labelNames: ['job'] as const,
+    registers: [this.registry],
+  });
+  private readonly jobRuns = new Counter({
+    name: 'calendar_job_runs_total',
+    help: 'Runs of periodic jobs by job and outcome (ok or failed).',
+    labelNames: ['job', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
+  ) {
+    this.enabled = config.metricsToken !== undefined;
+    if (config.metricsToken) this.tokenHash = sha256(config.metricsToken);
+    if (!this.enabled) return;
+    collectDefaultMetrics({ register: this.registry });
+    this.scrapeTimeGauges();
+  }
+
+  onModuleInit(): void {
+    if (this.enabled) setMetricsSink(this);
+  }
+
+  onModuleDestroy(): void {
+    if (this.enabled) setMetricsSink(undefined);
+  }
+
+  /** Middleware: answers GET /metrics (bearer METRICS_TOKEN), passes everything else on. */
+  readonly scrapeEndpoint = (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+    const path = req.url?.split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
+    if (!this.authorized(req.headers.authorization)) {
+      res.statusCode = 401;
+      res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
+      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+      res.end('401 Unauthorized\n');
+      return;
+    }
+    this.registry.metrics().then(
+      (text) => {
+        res.setHeader('Content-Type', this.registry.contentType);
+        res.setHeader('Cache-Control', 'no-store');
+        res.end(req.method === 'HEAD' ? undefined : text);
+      },
+      () => {
+        res.statusCode = 500;
+        res.end();
+      },
+    );
+  };
+
+  /** Middleware: times every request into calendar_http_request_duration_seconds. */
+  readonly timeRequests = (
+    req: IncomingMessage & { route?: { path?: unknown } },
+    res: ServerResponse,
+    next: () => void,
+  ): void => {
+    const started = performance.now();
+    res.once('finish', () => {
+      const route = typeof req.route?.path === 'string' ? req.route.path : 'unmatched';
+      this.requests.observe(
+        { method: req.method ?? 'other', route, status: String(res.statusCode) },
+        (performance.now() - started) / 1000,
+      );
+    });
+    next();
+  };
+
+  cacheLookups(cache: CacheName, hits: number, misses: number): void {
+    if (hits > 0) this.cacheLookupCounter.inc({ cache, result: 'hit' }, hits);
+    if (misses > 0) this.cacheLookupCounter.inc({ cache, result: 'miss' }, misses);
+  }
+
+  query(operation: string, seconds: number | undefined, failed: boolean): void {
+    if (failed) this.queryErrors.inc({ operation });
+    else if (seconds !== undefined) this.queries.observe({ operation }, seconds);
+  }
+
+  webhookAttempt(outcome: WebhookOutcome, seconds: number): void {
+    this.webhookAttempts.inc({ outcome });
+    this.webhookDurations.observe({ outcome }, seconds);
+  }
+
+  jobRun(job: string, startedMs: number, seconds: number, failed: boolean): void {
+    this.jobLastRun.set({ job }, startedMs / 1000);
+    this.jobLastDuration.set({ job }, seconds);
+    this.jobRuns.inc({ job, outcome: failed ? 'failed' : 'ok' });
+  }
+
+  feedPoll(cursorAgeSeconds: number): void {
+    this.feedPolls.observe(cursorAgeSeconds);
+  }
+
+  databaseUnavailable(): void {
+    this.unavailable.inc();
+  }
+
+  private authorized(header: string | undefined): boolean {
+    if (!this.tokenHash || !header?.startsWith('Bearer ')) return false;
+    // Hashes have one length: the comparison takes the same time whatever was sent.
+    return timingSafeEqual(sha256(header.slice(7)), this.tokenHash);
+  }
+
+  /** Gauges whose values are read when Prometheus scrapes. */
+  private scrapeTimeGauges(): void {
+    const registers = [this.registry];
+    const dataSource = this.dataSource;
+    new Gauge({
+      name: 'calendar_db_pool_connections',
+      help: 'MySQL connection pool: connections in use and idle (absent on SQLite: one embedded connection).',
+      labelNames: ['state'] as const,
+      registers,
+      collect() {
+        const usage = poolUsage(dataSource);
+        this.reset();
+        if (!usage) return;
+        this.set({ state: 'in_use' }, usage.inUse);
+        this.set({ state: 'idle' }, usage.idle);
+      },
+    });
+    new Gauge({
+      name: 'calendar_db_pool_waiting_requests',
+      help: 'MySQL connection pool: requests waiting for a free connection.',
+      registers,
+      collect() {
+        const usage = poolUsage(dataSource);
+        this.reset();
+        if (usage) this.set(usage.waiting);
+      },
+    });
+    const sizes = () => this.currentStoreSizes();
+    const fromSizes = (name: string, help: string, pick: (sizes: StoreSizes) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        async collect() {
+          const found = await sizes();
+          // NaN while the database does not answer (calendar_db_up is 0): not a false 0.
+          this.set(found ? pick(found) : NaN);
+        },
+      });
+    new Gauge({
+      name: 'calendar_db_up',
+      help: 'Whether the scrape-time statements (outbox, feed head, idempotency keys) succeeded (1) or not (0).',
+      registers,
+      async collect() {
+        this.set((await sizes()) ? 1 : 0);
+      },
+    });
+    fromSizes(
+      'calendar_webhook_backlog_messages',
+      'Webhook messages waiting to be delivered (counted up to 100000).',
+      (s) => s.webhookBacklog,
+    );
+    fromSizes(
+      'calendar_webhook_oldest_pending_age_seconds',
+      'Age of the oldest webhook message waiting to be delivered (0 when none).',
+      (s) => s.oldestPendingAgeSeconds,
+    );
+    new Gauge({
+      name: 'calendar_webhook_endpoints',
+      help: 'Webhook endpoints by state (enabled or disabled).',
+      labelNames: ['state'] as const,
+      registers,
+      async collect() {
+        const found = await sizes();
+        this.reset();
+        if (!found) return;
+        this.set({ state: 'enabled' }, found.endpointsEnabled);
+        this.set({ state: 'disabled' }, found.endpointsDisabled);
+      },
+    });
+    fromSizes(
+      'calendar_changes_head_sequence',
+      'Sequence number of the latest change in the changes feed.',
+      (s) => s.changesHead,
+    );
+    fromSizes(
+      'calendar_idempotency_keys',
+      'Idempotency keys kept (counted up to 100000).',
+      (s) => s.idempotencyKeys,
+    );
+  }
+
+  private currentStoreSizes(): Promise<StoreSizes | undefined> {
+    const now = Date.now();
+    if (!this.storeSizes || now - this.storeSizes.at > STORE_SIZES_TTL_MS) {
+      this.storeSizes = { at: now, sizes: readStoreSizes(this.dataSource).catch(() => undefined) };
+    }
+    return this.storeSizes.sizes;
+  }
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

@@ -1,0 +1,116 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { PinoPretty } from 'pino-pretty';
+import { loggerOptions, prettyLogs } from '../../src/common/http/logger-options';
+import { ConfigurationError, validateEnvironment } from '../../src/config/env.validation';
+import { operationOf } from '../../src/database/query-observer';
+import { tracingEnabled } from '../../src/tracing';
+
+describe('METRICS_TOKEN', () => {
+  it('accepts 16 to 256 printable characters and never echoes a bad one', () => {
+    expect(() => validateEnvironment({ METRICS_TOKEN: 'a'.repeat(16) })).not.toThrow();
+    expect(() => validateEnvironment({ METRICS_TOKEN: 'a'.repeat(256) })).not.toThrow();
+    for (const bad of ['a'.repeat(15), 'a'.repeat(257), 'has a space in it ok']) {
+      expect(() => validateEnvironment({ METRICS_TOKEN: bad })).toThrow(
+        new ConfigurationError(
+          'METRICS_TOKEN must be 16 to 256 printable characters without spaces',
+        ),
+      );
+    }
+  });
+});
+
+describe('tracingEnabled', () => {
+  it('is on only with an OTLP endpoint, and off when the SDK or the exporter is turned off', () => {
+    expect(tracingEnabled({})).toBe(false);
+    expect(tracingEnabled({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toBe(true);
+    expect(tracingEnabled({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' })).toBe(
+      true,
+    );
+    expect(
+      tracingEnabled({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }),
+    ).toBe(false);
+    expect(
+      tracingEnabled({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+        OTEL_TRACES_EXPORTER: 'none',
+      }),
+    ).toBe(false);
+  });
+});
+
+describe('operationOf', () => {
+  it('names a statement by its first keyword, a handful of values only', () => {
+    expect(
+      [
+        'SELECT 1',
+        '  select * from events',
+        'WITH x AS (SELECT 1) SELECT * FROM x',
+        'INSERT INTO t VALUES (?)',
+        'UPDATE t SET a = ?',
+        'DELETE FROM t',
+        'START TRANSACTION',
+        'BEGIN TRANSACTION',
+        'COMMIT',
+        'ROLLBACK',
+        'SAVEPOINT typeorm_1',
+        'PRAGMA foreign_keys = ON',
+        '(SELECT 1) UNION (SELECT 2)',
+        '',
+      ].map(operationOf),
+    ).toEqual([
+      'select',
+      'select',
+      'select',
+      'insert',
+      'update',
+      'delete',
+      'transaction',
+      'transaction',
+      'transaction',
+      'transaction',
+      'transaction',
+      'other',
+      'other',
+      'other',
+    ]);
+  });
+});
+
+describe('log format', () => {
+  it('is readable lines on a terminal and JSON elsewhere', () => {
+    expect(prettyLogs({ isTTY: true })).toBe(true);
+    expect(prettyLogs({ isTTY: false })).toBe(false);
+    expect(prettyLogs({})).toBe(false);
+    expect(Array.isArray(loggerOptions('info', false).pinoHttp)).toBe(false);
+    const [, stream] = loggerOptions('info', true).pinoHttp as [unknown, Writable];
+    expect(typeof stream.write).toBe('function');
+  });
+
+  it('prints the same fields on one readable line', () => {
+    let out = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        out += chunk.toString();
+        done();
+      },
+    });
+    const logger = pino(
+      { level: 'info' },
+      PinoPretty({
+        singleLine: true,
+        colorize: false,
+        ignore: 'pid,hostname',
+        destination: sink,
+        sync: true,
+      }),
+    );
+    logger.info(
+      { req: { id: 'r-1', method: 'GET', url: '/x' }, res: { statusCode: 200 } },
+      'request completed',
+    );
+    expect(out).toMatch(
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: request completed \{"req":\{"id":"r-1","method":"GET","url":"\/x"\},"res":\{"statusCode":200\}\}\n$/,
+    );
+  });
+});
