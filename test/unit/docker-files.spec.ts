@@ -239,6 +239,8 @@ describe('docker/compose.yaml', () => {
       'DATABASE_READ_URLS',
       'WEBHOOK_ALLOW_HTTP',
       'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+      // Read by the OpenTelemetry SDK with its other OTEL_* variables: an operator who traces adds them.
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
     ];
     const documented = readmeVariables();
     expect(documented.length).toBeGreaterThan(15);
@@ -256,10 +258,10 @@ describe('docker/compose.yaml', () => {
       for (const [key, raw] of Object.entries(service.environment ?? {})) {
         const value = String(raw ?? '');
         if (/SECRET|PASSWORD|TOKEN|PRIVATE|_KEY/.test(key)) {
-          // Interpolated, with at most a default that says it is for development.
+          // Interpolated, with at most a default that is empty (unset) or says it is for development.
           expect({ key, value }).toEqual({ key, value: expect.stringMatching(/^\$\{/) });
           const fallback = /:-([^}]*)\}/.exec(value)?.[1];
-          if (fallback !== undefined)
+          if (fallback)
             expect({ key, fallback }).toEqual({ key, fallback: expect.stringMatching(/dev/) });
         }
         // Credentials inside URLs are interpolated too.
