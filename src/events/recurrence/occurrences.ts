@@ -3,6 +3,7 @@ import { RRule } from 'rrule';
 import { ApiError } from '../../common/errors/api-error';
 import { toWire, zoneOffset } from '../../common/time/dates';
 import { Recurrence, untilDate } from './recurrence-lines';
+import { walkRule } from './rule-walk';
 
 /*
  * Expansion of a series (docs/api.md §16). The rule is expanded by `rrule` on
@@ -44,7 +45,8 @@ const dateOf = (local: string) => local.slice(0, 10);
  * The dates of the occurrences other than the series itself: the rule's and
  * the RDATEs, less the EXDATEs, after the series' start date and up to
  * `through` (inclusive), after `after` (exclusive) when given. More than
- * MAX_OCCURRENCES → 400, so no write does unbounded work.
+ * MAX_OCCURRENCES, or a rule that needs more steps than MAX_RULE_STEPS to
+ * reach `through` → 400, so no write and no job does unbounded work.
  */
 export function occurrenceDates(
   recurrence: Recurrence,
@@ -71,8 +73,8 @@ export function occurrenceDates(
       until: recurrence.until ? floatingUntil(recurrence.until, zone) : null,
       tzid: null,
     });
-    // The iterator stops once past `through` or past the cap, so an open rule costs only its window.
-    rule.all((date) => {
+    // The walk stops once past `through` or past the cap, so an open rule costs only its window.
+    walkRule(rule, floating(`${through} 23:59:59`), (date) => {
       const day = date.toISOString().slice(0, 10);
       if (day > through) return false;
       add(day);

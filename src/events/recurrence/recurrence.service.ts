@@ -182,7 +182,23 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
     });
     let added = 0;
     for (const candidate of candidates) {
-      added += await writeTransaction(this.dataSource, async (manager) => {
+      added += await this.extendOne(candidate, now);
+    }
+    // Each transaction that added occurrences bumped the data version with them (ChangeTracker).
+    return added;
+  }
+
+  /**
+   * One series of the horizon job. A rule the expansion refuses (more
+   * occurrences or steps than its caps by the new horizon) is logged and
+   * skipped, so it does not stop the series after it.
+   */
+  private async extendOne(
+    candidate: Pick<Event, 'id' | 'materializedUntil'>,
+    now: DateTime,
+  ): Promise<number> {
+    try {
+      return await writeTransaction(this.dataSource, async (manager) => {
         // The claim: the series row locked first (MySQL), so every read after it sees the latest commit.
         await lockEventRow(manager, candidate.id);
         const series = (await loadEvents(manager, [candidate.id])).get(candidate.id);
@@ -196,9 +212,13 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
         recordChanges(manager, changed(ids, 'created'));
         return ids.length;
       });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      this.logger.warn(
+        `recurrence horizon job: series ${candidate.id} not extended: ${JSON.stringify(error.details.invalid ?? error.key)}`,
+      );
+      return 0;
     }
-    // Each transaction that added occurrences bumped the data version with them (ChangeTracker).
-    return added;
   }
 
   onApplicationBootstrap(): void {
