@@ -67,12 +67,7 @@ export function occurrenceDates(
       throw ApiError.invalid('recurrence', 'recurrenceTooMany', { max: MAX_OCCURRENCES });
   };
   if (recurrence.rule) {
-    const rule = new RRule({
-      ...recurrence.rule,
-      dtstart: floating(series.startLocal),
-      until: recurrence.until ? floatingUntil(recurrence.until, zone) : null,
-      tzid: null,
-    });
+    const rule = floatingRule(recurrence, series, zone);
     // The walk stops once past `through` or past the cap, so an open rule costs only its window.
     walkRule(rule, floating(`${through} 23:59:59`), (date) => {
       const day = date.toISOString().slice(0, 10);
@@ -83,6 +78,40 @@ export function occurrenceDates(
   }
   recurrence.added.forEach(add);
   return [...dates].sort();
+}
+
+/** The series' RRULE on the floating scale, DTSTART its start. */
+function floatingRule(
+  recurrence: Recurrence,
+  series: Pick<SeriesTimes, 'startLocal'>,
+  zone: Zone,
+): RRule {
+  return new RRule({
+    ...recurrence.rule,
+    dtstart: floating(series.startLocal),
+    until: recurrence.until ? floatingUntil(recurrence.until, zone) : null,
+    tzid: null,
+  });
+}
+
+/**
+ * Whether the rule itself gives the series' start. The series is always its
+ * own first occurrence, but a DTSTART that the RRULE does not give is left
+ * undefined by RFC 5545 §3.8.5.3, and ical.js drops it.
+ */
+export function ruleGivesStart(
+  recurrence: Recurrence,
+  series: Pick<SeriesTimes, 'startLocal'>,
+  zone: Zone,
+): boolean {
+  if (!recurrence.rule) return true;
+  const start = dateOf(series.startLocal);
+  let gives = false;
+  walkRule(floatingRule(recurrence, series, zone), floating(`${start} 23:59:59`), (date) => {
+    gives = date.toISOString().slice(0, 10) === start;
+    return false;
+  });
+  return gives;
 }
 
 /** UNTIL on the floating scale: a UTC time moved to the zone's wall clock; a date is its whole day. */
