@@ -286,7 +286,7 @@ describe('recurring events (contract §16)', () => {
       const series = await api.get(`/events/${id}`).expect(200);
       expect(series.body.recurrence).toEqual([
         ...COURSE.recurrence,
-        'EXDATE;TZID=Europe/Amsterdam:20270112T190000',
+        'EXDATE;VALUE=DATE:20270112',
       ]);
       await api.update(id, { title: 'Cursus 2' }).expect(200);
       expect(await startsOf(id)).toEqual([
@@ -300,7 +300,27 @@ describe('recurring events (contract §16)', () => {
       await api.remove(`/events/${first[0]}?force=true`, 'editor').expect(200);
       expect((await api.get(`/events/${id}`).expect(200)).body.recurrence).toEqual([
         ...COURSE.recurrence,
-        'EXDATE;TZID=Europe/Amsterdam:20270112T190000,20270107T190000',
+        'EXDATE;VALUE=DATE:20270112,20270107',
+      ]);
+    });
+
+    it('a deleted occurrence stays gone when the series moves to another zone', async () => {
+      const late = {
+        ...COURSE,
+        start_date: '2027-01-05 23:30:00',
+        end_date: '2027-01-05 23:45:00',
+        recurrence: ['RRULE:FREQ=DAILY;COUNT=4'],
+      };
+      const id = (await api.create(late).expect(201)).body.id as number;
+      const [first, second] = await occurrences(id);
+      await api.remove(`/events/${first[0]}?force=true`, 'editor').expect(200);
+      await api.remove(`/events/${second[0]}`).expect(200);
+      // 23:30 in Amsterdam is the next morning in Tokyo: the deleted dates must not move along.
+      await api.update(id, { timezone: 'Asia/Tokyo' }).expect(200);
+      expect(await startsOf(id)).toEqual(['2027-01-08 23:30:00']);
+      expect((await api.get(`/events/${id}`).expect(200)).body.recurrence).toEqual([
+        'RRULE:FREQ=DAILY;COUNT=4',
+        'EXDATE;VALUE=DATE:20270106,20270107',
       ]);
     });
 
@@ -577,7 +597,7 @@ describe('recurring events (contract §16)', () => {
       );
       expect(feed.records.get(`event:${id}`)?.recurrence).toEqual([
         'RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270114T235959Z',
-        'EXDATE;TZID=Europe/Amsterdam:20270107T190000',
+        'EXDATE;VALUE=DATE:20270107',
       ]);
       expect(feed.keys('event')).toEqual(await listedKeys());
 

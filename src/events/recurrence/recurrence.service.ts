@@ -111,18 +111,20 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
 
   /**
    * Deleting one occurrence (trash or for good): its date joins the series'
-   * EXDATE line, so no later series edit brings it back.
+   * `EXDATE;VALUE=DATE` line, so no later series edit brings it back. A date,
+   * not a date-time: a date-time in the series' zone would fall on another
+   * date once the series moves to another zone or time of day.
    */
   async excludeOccurrence(manager: EntityManager, occurrence: Event): Promise<void> {
     const seriesId = occurrence.seriesId as number;
     const series = await manager.findOne(Event, {
       where: { id: seriesId },
-      select: { id: true, recurrence: true, timezone: true, startLocal: true },
+      select: { id: true, recurrence: true },
     });
     if (!series?.recurrence || !occurrence.occurrenceDate) return;
     const lines = JSON.parse(series.recurrence) as string[];
-    const value = `${occurrence.occurrenceDate.replace(/-/g, '')}T${series.startLocal.slice(11).replace(/:/g, '')}`;
-    const prefix = `EXDATE;TZID=${series.timezone}:`;
+    const value = occurrence.occurrenceDate.replace(/-/g, '');
+    const prefix = 'EXDATE;VALUE=DATE:';
     const index = lines.findIndex(
       (line) => line.startsWith(prefix) && line.length + value.length < MAX_RECURRENCE_LINE,
     );
