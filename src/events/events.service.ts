@@ -304,8 +304,11 @@ export class EventsService {
       await writeEventLinks(manager, event.id, links);
       await adjustTermCounts(manager, counted, await countedTermsOf(manager, event.id));
       if (isOccurrence) await this.recurrence.occurrenceChanged(manager, event.seriesId as number);
+      const restored = event.status === 'trash' && !!columns.status && columns.status !== 'trash';
+      if (isOccurrence && restored) await this.recurrence.restoreOccurrence(manager, event);
       if (!isOccurrence && (event.recurrence !== null || recurrence)) {
         await this.recurrence.afterSeriesWrite(manager, event.id, event.recurrence !== null);
+        if (restored) await this.recurrence.restoreOccurrences(manager, event.id);
       }
       recordChanges(manager, [{ kind: 'event', id: event.id, action: 'updated' }]);
       return this.written(manager, event.id, ctx);
@@ -408,11 +411,16 @@ export class EventsService {
 
   /**
    * Deleting an event of a series (docs/api.md §16): the series takes all its
-   * occurrences with it; one occurrence becomes an EXDATE of its series.
+   * occurrences with it; one occurrence becomes an EXDATE of its series (and,
+   * trashed, stays as a detached occurrence until restored or deleted).
    */
   private async removeFromSeries(manager: EntityManager, event: Event, force = false) {
     if (event.seriesId === null) return;
-    if (event.seriesId !== event.id) return this.recurrence.excludeOccurrence(manager, event);
+    if (event.seriesId !== event.id) {
+      return force
+        ? this.recurrence.excludeOccurrence(manager, event)
+        : this.recurrence.trashOccurrence(manager, event);
+    }
     if (force) return this.recurrence.deleteAllOccurrences(manager, event.id);
     return this.recurrence.trashOccurrences(manager, event.id);
   }

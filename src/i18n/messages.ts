@@ -293,6 +293,14 @@ export const REASON_MESSAGES = {
     en: '{name}: an occurrence of a series cannot have a rule of its own.',
     nl: '{name}: een herhaling van een reeks kan geen eigen regel hebben.',
   },
+  recurrenceTooLong: {
+    en: '{name}: the rule needs more than {max} steps of its FREQ to reach the horizon; start it later or use a coarser FREQ.',
+    nl: '{name}: de regel heeft meer dan {max} stappen van zijn FREQ nodig tot de horizon; laat hem later beginnen of gebruik een grovere FREQ.',
+  },
+  recurrenceYears: {
+    en: '{name} line {line}: "{part}" falls outside the years 1000 to 9999 (in the event\'s time zone or in UTC).',
+    nl: '{name} regel {line}: "{part}" valt buiten de jaren 1000 tot 9999 (in de tijdzone van het evenement of in UTC).',
+  },
   recurrenceTooMany: {
     en: '{name} gives more than {max} occurrences up to the horizon.',
     nl: '{name} levert meer dan {max} herhalingen op tot de horizon.',

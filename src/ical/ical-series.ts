@@ -1,6 +1,10 @@
 import { DateTime, FixedOffsetZone } from 'luxon';
 import { parseZone, utcWire } from '../common/time/dates';
-import { occurrenceDates, wallClockInstant } from '../events/recurrence/occurrences';
+import {
+  occurrenceDates,
+  ruleGivesStart,
+  wallClockInstant,
+} from '../events/recurrence/occurrences';
 import { parseRecurrence, Recurrence, untilDate } from '../events/recurrence/recurrence-lines';
 import { contentLine, dateTimeValue, dateValue, type Params } from './ical-text';
 import { zoneBlock } from './ical-zones';
@@ -130,6 +134,7 @@ export function recurrenceLines(series: SeriesRow, extras: SeriesExtras): string
     .find((line) => /^RRULE:/i.test(line));
   if (rule) text += contentLine('RRULE', ruleValue(rule.slice(6), series, form));
   const added = new Set(recurrence.added.filter((date) => date > startDate));
+  if (!ruleGivesStart(recurrence, series, zone)) added.add(startDate);
   for (const date of missingFromRule(recurrence, series, extras.detached)) added.add(date);
   const excluded = new Set([...recurrence.excluded, ...extras.hidden]);
   text += dateListLine(

@@ -235,6 +235,25 @@ describe('windows, filters and batches', () => {
     expect(readCalendar(none).events).toHaveLength(0);
   });
 
+  it('a trashed and restored occurrence is back in the feed as in the list', async () => {
+    const id = (await api.create(CHOIR).expect(201)).body.id as number;
+    const occurrences = await occurrenceIds(id);
+    const restored = occurrences[2];
+    await api.remove(`/events/${restored.id}`).expect(200);
+    const trashed = await compareWindow('2027-02-01', '2027-06-30');
+    expect(trashed.shown.map((s) => s.start)).not.toContain(restored.utc_start_date);
+    await api.update(id, { title: 'Koor (nieuw)' }).expect(200);
+    await api.update(restored.id, { status: 'publish' }).expect(200);
+    const { calendar, shown } = await compareWindow('2027-02-01', '2027-06-30');
+    // Every date of the rule, the restored one with the title it had when it was trashed.
+    expect(shown.map((s) => [s.start, s.summary])).toEqual([
+      ['2027-03-02 18:00:00', 'Koor (nieuw)'],
+      ...occurrences.map((o) => [o.utc_start_date, o === restored ? 'Koor' : 'Koor (nieuw)']),
+    ]);
+    const [master] = calendar.events.filter((e) => !e['RECURRENCE-ID']);
+    expect(master).not.toHaveProperty('EXDATE');
+  });
+
   it('an occurrence the caller may not see is an EXDATE for them, an exception for an editor', async () => {
     const id = (await api.create(CHOIR).expect(201)).body.id as number;
     const occurrences = await occurrenceIds(id);

@@ -286,7 +286,7 @@ describe('recurring events (contract §16)', () => {
       const series = await api.get(`/events/${id}`).expect(200);
       expect(series.body.recurrence).toEqual([
         ...COURSE.recurrence,
-        'EXDATE;TZID=Europe/Amsterdam:20270112T190000',
+        'EXDATE;VALUE=DATE:20270112',
       ]);
       await api.update(id, { title: 'Cursus 2' }).expect(200);
       expect(await startsOf(id)).toEqual([
@@ -300,8 +300,95 @@ describe('recurring events (contract §16)', () => {
       await api.remove(`/events/${first[0]}?force=true`, 'editor').expect(200);
       expect((await api.get(`/events/${id}`).expect(200)).body.recurrence).toEqual([
         ...COURSE.recurrence,
-        'EXDATE;TZID=Europe/Amsterdam:20270112T190000,20270107T190000',
+        'EXDATE;VALUE=DATE:20270112,20270107',
       ]);
+    });
+
+    it('a deleted occurrence stays gone when the series moves to another zone', async () => {
+      const late = {
+        ...COURSE,
+        start_date: '2027-01-05 23:30:00',
+        end_date: '2027-01-05 23:45:00',
+        recurrence: ['RRULE:FREQ=DAILY;COUNT=4'],
+      };
+      const id = (await api.create(late).expect(201)).body.id as number;
+      const [first, second] = await occurrences(id);
+      await api.remove(`/events/${first[0]}?force=true`, 'editor').expect(200);
+      await api.remove(`/events/${second[0]}`).expect(200);
+      // 23:30 in Amsterdam is the next morning in Tokyo: the deleted dates must not move along.
+      await api.update(id, { timezone: 'Asia/Tokyo' }).expect(200);
+      expect(await startsOf(id)).toEqual(['2027-01-08 23:30:00']);
+      expect((await api.get(`/events/${id}`).expect(200)).body.recurrence).toEqual([
+        'RRULE:FREQ=DAILY;COUNT=4',
+        'EXDATE;VALUE=DATE:20270106,20270107',
+      ]);
+    });
+
+    it('a trashed occurrence survives series edits, trashed and restorable (§4, §7)', async () => {
+      const id = (await api.create(COURSE).expect(201)).body.id as number;
+      const listed = await occurrences(id);
+      const [trashedId, trashedStart] = listed[1];
+      const feed = new FeedClient(t, undefined, { kinds: 'events' });
+      await feed.sync();
+      await api.remove(`/events/${trashedId}`).expect(200);
+      await api.update(id, { title: 'Cursus 2' }).expect(200);
+      await api.update(id, { featured: true }).expect(200);
+      const trashed = await api.get(`/events/${trashedId}`, 'administrator').expect(200);
+      expect(trashed.body).toMatchObject({
+        id: trashedId,
+        status: 'trash',
+        title: 'Cursus',
+        start_date: trashedStart,
+        series_id: id,
+      });
+      // The feed saw it trashed and never deleted for good; its siblings followed the series.
+      const changes = await feed.sync();
+      expect(changes.filter((c) => c.id === trashedId)).toEqual([
+        expect.objectContaining({ kind: 'event', id: trashedId, type: 'delete' }),
+      ]);
+      await api.update(trashedId, { status: 'publish' }).expect(200);
+      expect(await occurrences(id)).toEqual(listed);
+      expect((await api.get(`/events/${id}`).expect(200)).body.recurrence).toEqual(
+        COURSE.recurrence,
+      );
+      expect((await api.get(`/events/${trashedId}`).expect(200)).body).toMatchObject({
+        status: 'publish',
+        title: 'Cursus',
+        featured: false,
+      });
+    });
+
+    it("a rule change that drops a trashed occurrence's date keeps it; restored, it stands alone", async () => {
+      const id = (await api.create(COURSE).expect(201)).body.id as number;
+      const listed = await occurrences(id);
+      // Thursday 7 January.
+      const [thursdayId, thursdayStart] = listed[0];
+      await api.remove(`/events/${thursdayId}`).expect(200);
+      await api
+        .update(id, { recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20270121T235959Z'] })
+        .expect(200);
+      expect(
+        (await api.get(`/events/${thursdayId}`, 'administrator').expect(200)).body,
+      ).toMatchObject({ status: 'trash', start_date: thursdayStart, series_id: id });
+      await api.update(thursdayId, { status: 'publish' }).expect(200);
+      expect(await startsOf(id)).toEqual([
+        '2027-01-07 19:00:00',
+        '2027-01-12 19:00:00',
+        '2027-01-19 19:00:00',
+      ]);
+    });
+
+    it('restoring a trashed series brings back its edited occurrences, not those trashed on their own', async () => {
+      const id = (await api.create(COURSE).expect(201)).body.id as number;
+      const listed = await occurrences(id);
+      await api.update(listed[0][0], { title: 'Los' }).expect(200);
+      await api.remove(`/events/${listed[1][0]}`).expect(200);
+      await api.remove(`/events/${id}`).expect(200);
+      await api.update(id, { status: 'publish' }).expect(200);
+      expect(await occurrences(id)).toEqual([listed[0], ...listed.slice(2)]);
+      expect(
+        (await api.get(`/events/${listed[1][0]}`, 'administrator').expect(200)).body.status,
+      ).toBe('trash');
     });
 
     it('trashing the series trashes every occurrence; deleting it for good deletes them', async () => {
@@ -338,6 +425,75 @@ describe('recurring events (contract §16)', () => {
       });
       for (const [oid] of listed.slice(1)) await api.get(`/events/${oid}`).expect(404);
     });
+  });
+
+  describe('rules that stop giving dates, far ends (every loop bounded)', () => {
+    it.each([
+      // From a Monday: every seventh day is a Monday, never a Tuesday.
+      'RRULE:FREQ=DAILY;INTERVAL=7;BYDAY=TU',
+      'RRULE:FREQ=MONTHLY;BYDAY=MO;BYSETPOS=31',
+      'RRULE:FREQ=YEARLY;BYYEARDAY=366;BYMONTH=1',
+    ])('%s: create, edit and the horizon job answer with no occurrence', async (rule) => {
+      const monday = {
+        ...COURSE,
+        start_date: '2026-11-30 19:00:00',
+        end_date: '2026-11-30 21:00:00',
+      };
+      const id = (await api.create({ ...monday, recurrence: [rule] }).expect(201)).body
+        .id as number;
+      await api.update(id, { title: 'Nooit' }).expect(200);
+      today = DateTime.fromISO('2027-06-01T12:00:00Z');
+      expect(await recurrence.extendHorizons()).toBe(0);
+      expect(await occurrences(id)).toEqual([]);
+      expect((await api.get(`/events/${id}`).expect(200)).body).toMatchObject({
+        title: 'Nooit',
+        recurrence: [rule],
+        series_id: id,
+      });
+    });
+
+    it('a rule that needs too many steps to reach the horizon → 400 naming recurrence', async () => {
+      await api
+        .create({
+          ...COURSE,
+          start_date: '1500-01-05 19:00:00',
+          end_date: '1500-01-05 21:00:00',
+          recurrence: ['RRULE:FREQ=MONTHLY;BYDAY=MO;BYSETPOS=31'],
+        })
+        .expect(400)
+        .expect((res) =>
+          expect(res.body).toEqual(
+            errorBody('rest_invalid_param', 400, {
+              recurrence:
+                'recurrence: de regel heeft meer dan 5000 stappen van zijn FREQ nodig tot de horizon; laat hem later beginnen of gebruik een grovere FREQ.',
+            }),
+          ),
+        );
+    });
+
+    it.each(['Asia/Tokyo', 'Europe/Amsterdam'])(
+      'UNTIL=99991231T200000Z in %s is the year 10000 there → 400 naming recurrence',
+      async (timezone) => {
+        const line =
+          timezone === 'Asia/Tokyo' ? 'UNTIL=99991231T200000Z' : 'UNTIL=99991231T230000Z';
+        await api
+          .create({ ...COURSE, timezone, recurrence: [`RRULE:FREQ=WEEKLY;${line}`] })
+          .expect(400)
+          .expect((res) =>
+            expect(res.body).toEqual(
+              errorBody('rest_invalid_param', 400, {
+                recurrence: `recurrence regel 1: "${line}" valt buiten de jaren 1000 tot 9999 (in de tijdzone van het evenement of in UTC).`,
+              }),
+            ),
+          );
+        // The same rule on an existing event: 400 too, and the event is as it was.
+        const id = (await api.create(COURSE).expect(201)).body.id as number;
+        await api.update(id, { timezone, recurrence: [`RRULE:FREQ=WEEKLY;${line}`] }).expect(400);
+        expect((await api.get(`/events/${id}`).expect(200)).body.recurrence).toEqual(
+          COURSE.recurrence,
+        );
+      },
+    );
   });
 
   describe('horizon', () => {
@@ -441,7 +597,7 @@ describe('recurring events (contract §16)', () => {
       );
       expect(feed.records.get(`event:${id}`)?.recurrence).toEqual([
         'RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270114T235959Z',
-        'EXDATE;TZID=Europe/Amsterdam:20270107T190000',
+        'EXDATE;VALUE=DATE:20270107',
       ]);
       expect(feed.keys('event')).toEqual(await listedKeys());
 

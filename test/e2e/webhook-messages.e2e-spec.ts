@@ -408,6 +408,27 @@ describe('webhook change messages', () => {
     ).toEqual(ids.map((id) => ({ kind: 'event', id, permanent: true })));
   });
 
+  it('a series edit after an occurrence was trashed announces no permanent delete of it', async () => {
+    const { secret } = await register('/trashed', ['event.deleted', 'event.updated']);
+    const series = await write('post', '/events', {
+      ...BODIES.event[0],
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+    }).expect(201);
+    const listed = await ctx.t
+      .http()
+      .get(`${API}/events?post_parent=${series.body.id}&start_date=2000-01-01&end_date=2100-01-01`)
+      .expect(200);
+    const occurrenceId = (listed.body.events as Array<{ id: number }>)[1].id;
+    await write('delete', `/events/${occurrenceId}`).expect(200);
+    await write('patch', `/events/${series.body.id}`, { title: 'Jazz elke week' }).expect(200);
+    // Trash: the occurrence deleted (not for good) and the series updated (its EXDATE); the
+    // edit: the series and the one occurrence that follows it updated.
+    const got = await waitMessages('/trashed', secret, 4);
+    expect(
+      got.filter((m) => m.data.id === occurrenceId).map((m) => [m.type, m.data.permanent]),
+    ).toEqual([['event.deleted', false]]);
+  });
+
   it('retries a change message with the same webhook-id', async () => {
     ctx.receiver.plan('/flaky', [{ status: 500 }, { status: 503 }]);
     const { id, secret } = await register('/flaky', ['organizer.created']);

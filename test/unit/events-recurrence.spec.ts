@@ -9,6 +9,7 @@ import {
   wallClockInstant,
 } from '../../src/events/recurrence/occurrences';
 import { parseRecurrence } from '../../src/events/recurrence/recurrence-lines';
+import { walkRule } from '../../src/events/recurrence/rule-walk';
 import { errorOf } from './helpers/error-of';
 
 const AMSTERDAM = IANAZone.create('Europe/Amsterdam');
@@ -280,10 +281,166 @@ describe('recurrence', () => {
       });
     });
 
+    it.each([
+      ['RRULE:FREQ=WEEKLY;UNTIL=99991231T200000Z', 'Asia/Tokyo', 'UNTIL=99991231T200000Z'],
+      ['RRULE:FREQ=WEEKLY;UNTIL=99991231T230000Z', 'Europe/Amsterdam', 'UNTIL=99991231T230000Z'],
+      ['RRULE:FREQ=WEEKLY;UNTIL=99991231', 'America/New_York', 'UNTIL=99991231'],
+      ['RRULE:FREQ=WEEKLY;UNTIL=99991231T220000', 'America/New_York', 'UNTIL=99991231T220000'],
+      ['RRULE:FREQ=WEEKLY;UNTIL=10000101T010000Z', 'America/New_York', 'UNTIL=10000101T010000Z'],
+      ['RDATE:99991231T200000Z', 'Asia/Tokyo', '99991231T200000Z'],
+      ['EXDATE;TZID=Asia/Tokyo:10000101T050000', 'Europe/London', '10000101T050000'],
+    ])('%s in %s is outside the years 1000–9999 there or in UTC → 400', (line, zone, part) => {
+      expect(errorOf(() => parseRecurrence([line], IANAZone.create(zone))).details.invalid).toEqual(
+        {
+          recurrence: { reason: 'recurrenceYears', args: { name: 'recurrence', line: 1, part } },
+        },
+      );
+    });
+
+    it('the last UNTIL that fits is accepted and read to its day', () => {
+      const zone = IANAZone.create('Asia/Tokyo');
+      const recurrence = parseRecurrence(['RRULE:FREQ=YEARLY;UNTIL=99991231T145959Z'], zone);
+      expect(
+        occurrenceDates(recurrence, { startLocal: '9997-12-31 20:00:00' }, zone, '9999-12-31'),
+      ).toEqual(['9998-12-31', '9999-12-31']);
+    });
+
     it('lower-case names and parts are read like upper-case ones', () => {
       expect(parseRecurrence(['rrule:freq=weekly;byday=mo'], AMSTERDAM).rule).toEqual(
         RRule.parseString('FREQ=WEEKLY;BYDAY=MO'),
       );
+    });
+  });
+
+  describe('a rule is walked only up to the horizon', () => {
+    const UTC_ZONE = IANAZone.create('UTC');
+    /** The rule's occurrences up to `through` and the periods the walk took to find them. */
+    function walk(line: string, start: string, through: string) {
+      const { rule } = parseRecurrence([line], UTC_ZONE);
+      const dates: string[] = [];
+      const steps = walkRule(
+        new RRule({ ...rule, dtstart: new Date(`${start}Z`) }),
+        new Date(`${through}T23:59:59Z`),
+        (date) => {
+          const day = date.toISOString().slice(0, 10);
+          if (day > through) return false;
+          dates.push(day);
+          return true;
+        },
+      );
+      return { dates, steps };
+    }
+
+    it.each([
+      // Two years of days, weeks, months and years: the periods up to the horizon and no more.
+      ['RRULE:FREQ=DAILY;INTERVAL=7;BYDAY=TU', '2026-11-30T19:00:00', 106],
+      ['RRULE:FREQ=MONTHLY;BYDAY=MO;BYSETPOS=31', '2026-11-30T19:00:00', 26],
+      ['RRULE:FREQ=YEARLY;BYYEARDAY=366;BYMONTH=1', '2026-11-30T19:00:00', 4],
+    ])('%s from %s: no date, at most %d periods', (line, start, max) => {
+      const { dates, steps } = walk(line, start, '2028-11-30');
+      expect(dates).toEqual([]);
+      expect(steps).toBeGreaterThan(0);
+      expect(steps).toBeLessThanOrEqual(max);
+    });
+
+    /** The periods rrule walks while `run` runs (it reads `interval` once to start and twice a period). */
+    function periodsWalked(run: () => void): number {
+      const all = RRule.prototype.all;
+      let reads = 0;
+      const spy = jest.spyOn(RRule.prototype, 'all').mockImplementation(function (
+        this: RRule,
+        iterator,
+      ) {
+        const inner = this.options;
+        const counting = Object.create(inner) as typeof inner;
+        Object.defineProperty(counting, 'interval', {
+          get: () => {
+            reads++;
+            return inner.interval;
+          },
+        });
+        this.options = counting;
+        try {
+          return all.call(this, iterator) as Date[];
+        } finally {
+          this.options = inner;
+        }
+      });
+      try {
+        run();
+      } finally {
+        spy.mockRestore();
+      }
+      return Math.floor((reads - 1) / 2);
+    }
+
+    it.each([
+      ['RRULE:FREQ=DAILY;INTERVAL=7;BYDAY=TU', 106],
+      ['RRULE:FREQ=MONTHLY;BYDAY=MO;BYSETPOS=31', 26],
+      ['RRULE:FREQ=YEARLY;BYYEARDAY=366;BYMONTH=1', 4],
+    ])(
+      'the expansion of %s (a Monday start, two years) gives nothing in at most %d periods',
+      (line, max) => {
+        let dates: string[] = ['not run'];
+        const walked = periodsWalked(() => {
+          dates = occurrenceDates(
+            parseRecurrence([line], AMSTERDAM),
+            { startLocal: '2026-11-30 19:00:00' },
+            AMSTERDAM,
+            '2028-11-30',
+          );
+        });
+        expect(dates).toEqual([]);
+        expect(walked).toBeLessThanOrEqual(max);
+      },
+    );
+
+    it('a rule that stops matching ends its walk at the horizon, with every date before it', () => {
+      // Leap days that are Mondays: 2016, 2044, 2072.
+      const { dates, steps } = walk(
+        'RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO',
+        '2010-01-01T10:00:00',
+        '2050-12-31',
+      );
+      expect(dates).toEqual(['2016-02-29', '2044-02-29']);
+      // The 14,974 days from the start to the horizon, and two of slack.
+      expect(steps).toBeLessThanOrEqual(14_976);
+    });
+
+    it.each([
+      ['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO', '1900-01-01 10:00:00', 20_000],
+      ['RRULE:FREQ=WEEKLY;BYMONTH=2;BYDAY=MO', '1700-01-01 10:00:00', 10_000],
+      ['RRULE:FREQ=MONTHLY;BYDAY=MO;BYSETPOS=31', '1500-01-01 10:00:00', 5_000],
+      ['RRULE:FREQ=YEARLY;BYYEARDAY=366;BYMONTH=1', '1000-01-01 10:00:00', 800],
+    ])('%s from %s needs more than %d periods to the horizon → 400', (line, start, max) => {
+      const error = errorOf(() =>
+        occurrenceDates(
+          parseRecurrence([line], UTC_ZONE),
+          { startLocal: start },
+          UTC_ZONE,
+          '2028-11-30',
+        ),
+      );
+      expect(error.details.invalid).toEqual({
+        recurrence: { reason: 'recurrenceTooLong', args: { name: 'recurrence', max } },
+      });
+    });
+
+    it('the library walks such a rule to the year 9999 (why the walk is bounded)', () => {
+      const rule = new RRule({
+        ...parseRecurrence(['RRULE:FREQ=YEARLY;BYYEARDAY=366;BYMONTH=1'], UTC_ZONE).rule,
+        dtstart: new Date('2026-11-30T19:00:00Z'),
+      });
+      let reads = 0;
+      const options = rule.options;
+      rule.options = new Proxy(options, {
+        get: (target, key) => {
+          if (key === 'interval') reads++;
+          return target[key as keyof typeof target];
+        },
+      });
+      expect(rule.all()).toEqual([]);
+      expect((reads - 1) / 2).toBe(9999 - 2026 + 1);
     });
   });
 

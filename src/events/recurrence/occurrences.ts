@@ -3,6 +3,7 @@ import { RRule } from 'rrule';
 import { ApiError } from '../../common/errors/api-error';
 import { toWire, zoneOffset } from '../../common/time/dates';
 import { Recurrence, untilDate } from './recurrence-lines';
+import { walkRule } from './rule-walk';
 
 /*
  * Expansion of a series (docs/api.md §16). The rule is expanded by `rrule` on
@@ -44,7 +45,8 @@ const dateOf = (local: string) => local.slice(0, 10);
  * The dates of the occurrences other than the series itself: the rule's and
  * the RDATEs, less the EXDATEs, after the series' start date and up to
  * `through` (inclusive), after `after` (exclusive) when given. More than
- * MAX_OCCURRENCES → 400, so no write does unbounded work.
+ * MAX_OCCURRENCES, or a rule that needs more steps than MAX_RULE_STEPS to
+ * reach `through` → 400, so no write and no job does unbounded work.
  */
 export function occurrenceDates(
   recurrence: Recurrence,
@@ -65,14 +67,9 @@ export function occurrenceDates(
       throw ApiError.invalid('recurrence', 'recurrenceTooMany', { max: MAX_OCCURRENCES });
   };
   if (recurrence.rule) {
-    const rule = new RRule({
-      ...recurrence.rule,
-      dtstart: floating(series.startLocal),
-      until: recurrence.until ? floatingUntil(recurrence.until, zone) : null,
-      tzid: null,
-    });
-    // The iterator stops once past `through` or past the cap, so an open rule costs only its window.
-    rule.all((date) => {
+    const rule = floatingRule(recurrence, series, zone);
+    // The walk stops once past `through` or past the cap, so an open rule costs only its window.
+    walkRule(rule, floating(`${through} 23:59:59`), (date) => {
       const day = date.toISOString().slice(0, 10);
       if (day > through) return false;
       add(day);
@@ -81,6 +78,40 @@ export function occurrenceDates(
   }
   recurrence.added.forEach(add);
   return [...dates].sort();
+}
+
+/** The series' RRULE on the floating scale, DTSTART its start. */
+function floatingRule(
+  recurrence: Recurrence,
+  series: Pick<SeriesTimes, 'startLocal'>,
+  zone: Zone,
+): RRule {
+  return new RRule({
+    ...recurrence.rule,
+    dtstart: floating(series.startLocal),
+    until: recurrence.until ? floatingUntil(recurrence.until, zone) : null,
+    tzid: null,
+  });
+}
+
+/**
+ * Whether the rule itself gives the series' start. The series is always its
+ * own first occurrence, but a DTSTART that the RRULE does not give is left
+ * undefined by RFC 5545 §3.8.5.3, and ical.js drops it.
+ */
+export function ruleGivesStart(
+  recurrence: Recurrence,
+  series: Pick<SeriesTimes, 'startLocal'>,
+  zone: Zone,
+): boolean {
+  if (!recurrence.rule) return true;
+  const start = dateOf(series.startLocal);
+  let gives = false;
+  walkRule(floatingRule(recurrence, series, zone), floating(`${start} 23:59:59`), (date) => {
+    gives = date.toISOString().slice(0, 10) === start;
+    return false;
+  });
+  return gives;
 }
 
 /** UNTIL on the floating scale: a UTC time moved to the zone's wall clock; a date is its whole day. */

@@ -64,6 +64,8 @@ export function parseRecurrence(lines: string[], eventZone: Zone): Recurrence {
       if (params.length > 0) throw lineError(line, 'recurrencePart', params.join(';'));
       if (result.rule) throw lineError(line, 'recurrenceSecondRule', 'RRULE');
       Object.assign(result, parseRule(value, line));
+      if (result.until && !untilFits(result.until, eventZone))
+        throw lineError(line, 'recurrenceYears', `UNTIL=${result.until}`);
     } else {
       const dates = parseDateList(params, value, line, eventZone);
       (kind === 'RDATE' ? result.added : result.excluded).push(...dates);
@@ -160,6 +162,20 @@ function monthDaysExist(months: string | undefined, days: string | undefined): b
   });
 }
 
+const inYears = (moment: DateTime) => moment.year >= 1000 && moment.year <= 9999;
+
+/**
+ * Whether UNTIL lies within the years 1000–9999 both on the event's wall
+ * clock (where the rule is expanded) and in UTC (how the iCalendar export
+ * writes it): `99991231T200000Z` is the year 10000 in Tokyo.
+ */
+function untilFits(value: string, zone: Zone): boolean {
+  const parts = untilDate(value) as DateTime;
+  if (value.endsWith('Z')) return inYears(parts.setZone(zone));
+  const wall = value.length === 8 ? parts.set({ hour: 23, minute: 59, second: 59 }) : parts;
+  return inYears(DateTime.fromObject(wall.toObject(), { zone }).toUTC());
+}
+
 /** A valid UNTIL value's parts, or undefined. */
 export function untilDate(value: string): DateTime | undefined {
   const date = DATE_RE.exec(value);
@@ -211,6 +227,8 @@ function parseDateList(params: string[], value: string, line: number, eventZone:
     if (!parts || (!asDate && !asDateTime)) throw lineError(line, 'recurrenceDate', item);
     if (asDate) return parts.toISODate() as string;
     const instant = item.endsWith('Z') ? parts : DateTime.fromObject(parts.toObject(), { zone });
-    return instant.setZone(eventZone).toISODate() as string;
+    const local = instant.setZone(eventZone);
+    if (!inYears(local)) throw lineError(line, 'recurrenceYears', item);
+    return local.toISODate() as string;
   });
 }

@@ -7,8 +7,8 @@ import {
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DateTime, FixedOffsetZone } from 'luxon';
-import { DataSource, EntityManager, IsNull, LessThan, Not } from 'typeorm';
+import { DateTime, FixedOffsetZone, type Zone } from 'luxon';
+import { DataSource, EntityManager, In, IsNull, LessThan, Not } from 'typeorm';
 import { recordChanges, TrackedChange } from '../../changes/change-tracker';
 import { ApiError } from '../../common/errors/api-error';
 import { nowEpoch, parseZone } from '../../common/time/dates';
@@ -112,18 +112,20 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
 
   /**
    * Deleting one occurrence (trash or for good): its date joins the series'
-   * EXDATE line, so no later series edit brings it back.
+   * `EXDATE;VALUE=DATE` line, so no later series edit brings it back. A date,
+   * not a date-time: a date-time in the series' zone would fall on another
+   * date once the series moves to another zone or time of day.
    */
   async excludeOccurrence(manager: EntityManager, occurrence: Event): Promise<void> {
     const seriesId = occurrence.seriesId as number;
     const series = await manager.findOne(Event, {
       where: { id: seriesId },
-      select: { id: true, recurrence: true, timezone: true, startLocal: true },
+      select: { id: true, recurrence: true },
     });
     if (!series?.recurrence || !occurrence.occurrenceDate) return;
     const lines = JSON.parse(series.recurrence) as string[];
-    const value = `${occurrence.occurrenceDate.replace(/-/g, '')}T${series.startLocal.slice(11).replace(/:/g, '')}`;
-    const prefix = `EXDATE;TZID=${series.timezone}:`;
+    const value = occurrence.occurrenceDate.replace(/-/g, '');
+    const prefix = 'EXDATE;VALUE=DATE:';
     const index = lines.findIndex(
       (line) => line.startsWith(prefix) && line.length + value.length < MAX_RECURRENCE_LINE,
     );
@@ -135,6 +137,67 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
       revision: () => 'revision + 1',
     });
     recordChanges(manager, changed([seriesId], 'updated'));
+  }
+
+  /**
+   * Trashing one occurrence: its date becomes an EXDATE (excludeOccurrence)
+   * and it is detached, so series edits keep it, trashed and restorable (§4).
+   */
+  async trashOccurrence(manager: EntityManager, occurrence: Event): Promise<void> {
+    await this.excludeOccurrence(manager, occurrence);
+    await manager.update(Event, occurrence.id, { detached: true });
+  }
+
+  /**
+   * Restoring a trashed occurrence: its date leaves the series' EXDATE lines,
+   * so the iCalendar export shows it again (it stays detached: an occurrence
+   * written on its own). Values naming other dates are kept as written.
+   */
+  async restoreOccurrence(manager: EntityManager, occurrence: Event): Promise<void> {
+    const seriesId = occurrence.seriesId as number;
+    const series = await manager.findOne(Event, {
+      where: { id: seriesId },
+      select: { id: true, recurrence: true, timezone: true },
+    });
+    if (!series?.recurrence || !occurrence.occurrenceDate) return;
+    const zone = parseZone(series.timezone) ?? FixedOffsetZone.utcInstance;
+    const lines = JSON.parse(series.recurrence) as string[];
+    const kept = lines.flatMap((line) =>
+      withoutDate(line, occurrence.occurrenceDate as string, zone),
+    );
+    if (kept.length === lines.length && kept.every((line, i) => line === lines[i])) return;
+    await manager.update(Event, seriesId, {
+      recurrence: JSON.stringify(kept),
+      modifiedAt: nowEpoch(),
+      revision: () => 'revision + 1',
+    });
+    recordChanges(manager, changed([seriesId], 'updated'));
+  }
+
+  /**
+   * Restoring a series: the occurrences that went to the trash with it come
+   * back with its status. The ones not detached are rewritten from it anyway
+   * (afterSeriesWrite); this brings back the detached ones, except those
+   * trashed on their own (their date is one of the series' EXDATEs).
+   */
+  async restoreOccurrences(manager: EntityManager, seriesId: number): Promise<void> {
+    const series = (await loadEvents(manager, [seriesId])).get(seriesId);
+    if (!series?.recurrence) return;
+    const zone = parseZone(series.timezone) ?? FixedOffsetZone.utcInstance;
+    const excluded = new Set(
+      parseRecurrence(JSON.parse(series.recurrence) as string[], zone).excluded,
+    );
+    const rows = await manager.find(Event, {
+      where: { seriesId, id: Not(seriesId), status: 'trash', detached: true },
+      select: { id: true, occurrenceDate: true },
+    });
+    const ids = rows
+      .filter((row) => !excluded.has(row.occurrenceDate as string))
+      .map((row) => row.id);
+    if (ids.length === 0) return;
+    await manager.update(Event, { id: In(ids) }, { status: series.status, modifiedAt: nowEpoch() });
+    await adjustTermCounts(manager, [], await countedTermsOfEvents(manager, ids));
+    recordChanges(manager, changed(ids, 'updated'));
   }
 
   /** Trashing a series trashes every occurrence, detached ones included. */
@@ -183,7 +246,23 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
     });
     let added = 0;
     for (const candidate of candidates) {
-      added += await writeTransaction(this.dataSource, async (manager) => {
+      added += await this.extendOne(candidate, now);
+    }
+    // Each transaction that added occurrences bumped the data version with them (ChangeTracker).
+    return added;
+  }
+
+  /**
+   * One series of the horizon job. A rule the expansion refuses (more
+   * occurrences or steps than its caps by the new horizon) is logged and
+   * skipped, so it does not stop the series after it.
+   */
+  private async extendOne(
+    candidate: Pick<Event, 'id' | 'materializedUntil'>,
+    now: DateTime,
+  ): Promise<number> {
+    try {
+      return await writeTransaction(this.dataSource, async (manager) => {
         // The claim: the series row locked first (MySQL), so every read after it sees the latest commit.
         await lockEventRow(manager, candidate.id);
         const series = (await loadEvents(manager, [candidate.id])).get(candidate.id);
@@ -197,9 +276,13 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
         recordChanges(manager, changed(ids, 'created'));
         return ids.length;
       });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      this.logger.warn(
+        `recurrence horizon job: series ${candidate.id} not extended: ${JSON.stringify(error.details.invalid ?? error.key)}`,
+      );
+      return 0;
     }
-    // Each transaction that added occurrences bumped the data version with them (ChangeTracker).
-    return added;
   }
 
   onApplicationBootstrap(): void {
@@ -210,6 +293,21 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
   beforeApplicationShutdown(): Promise<void> {
     return this.horizonJob.stop();
   }
+}
+
+/**
+ * An EXDATE line without the values that fall on `date` in the series' zone
+ * (no line when none is left); any other line as it is.
+ */
+function withoutDate(line: string, date: string, zone: Zone): string[] {
+  const colon = line.indexOf(':');
+  if (!/^EXDATE[;:]/i.test(line) || colon < 0) return [line];
+  const head = line.slice(0, colon);
+  const values = line
+    .slice(colon + 1)
+    .split(',')
+    .filter((value) => !parseRecurrence([`${head}:${value}`], zone).excluded.includes(date));
+  return values.length > 0 ? [`${head}:${values.join(',')}`] : [];
 }
 
 /** Change-tracker entries for occurrences (docs/api.md §12, §15: they appear like any event). */
