@@ -1,4 +1,3 @@
-import { decodeHTML } from 'entities';
 import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
 
 /**
@@ -6,8 +5,8 @@ import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
  * channels get them through this one function.
  *
  * Linear by construction, whatever the text: one pass of htmlparser2's
- * tokenizer (a state machine that reads each character once), one pass of
- * the entity decoder, one tidying scan. No regular expression runs over the
+ * tokenizer (a state machine that reads each character once, entities
+ * decoded as it goes), one tidying scan. No regular expression runs over the
  * markup: `<[^>]*>` and its kin backtrack to the end of the text from every
  * unclosed `<`, quadratic in the length.
  *
@@ -20,7 +19,7 @@ import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
  * text.
  */
 export function htmlToText(html: string, layout: TextLayout = 'lines'): string {
-  const text = html.includes('<') || html.includes('&') ? decodeHTML(markupRemoved(html, layout)) : html;
+  const text = html.includes('<') || html.includes('&') ? markupRemoved(html, layout) : html;
   const tidied = tidy(text);
   return layout === 'line' ? oneLine(tidied) : tidied;
 }
@@ -55,11 +54,11 @@ const BLOCKS = new Set([
 /** Elements whose content is no text to show (the tokenizer reads them as raw text up to their end tag). */
 const HIDDEN = new Set(['script', 'style']);
 
-/** The markup replaced by line breaks and list marks, entities left as they are. */
+/** The markup replaced by line breaks and list marks, entities decoded. */
 function markupRemoved(html: string, layout: TextLayout): string {
   const out = new TextWriter(layout === 'lines' ? '\n- ' : '\n');
   const tokenizer = new Tokenizer(
-    { xmlMode: false, decodeEntities: false },
+    { xmlMode: false, decodeEntities: true },
     new MarkupReader(html, out),
   );
   tokenizer.write(html);
@@ -80,6 +79,10 @@ class MarkupReader implements TokenizerCallbacks {
 
   ontext(start: number, end: number): void {
     if (!this.hidden) this.out.raw(this.html.slice(start, end));
+  }
+
+  ontextentity(codePoint: number): void {
+    if (!this.hidden) this.out.entity(String.fromCodePoint(codePoint));
   }
 
   onopentagname(start: number, end: number): void {
@@ -123,7 +126,6 @@ class MarkupReader implements TokenizerCallbacks {
   onattribdata(): void {}
   onattribentity(): void {}
   onattribend(): void {}
-  ontextentity(): void {}
   onend(): void {}
 }
 
@@ -152,6 +154,16 @@ class TextWriter {
       this.taking = 'none';
     }
     this.pieces.push(text);
+  }
+
+  /**
+   * A decoded entity: text that no tag takes, as it was no white space in
+   * the markup (`&nbsp;` next to a `<br>` stays).
+   */
+  entity(text: string): void {
+    this.pieces.push(text);
+    this.afterTag();
+    this.itemEndFloor = this.pieces.length;
   }
 
   lineBreak(): void {
