@@ -7,6 +7,7 @@ import {
   publicationFields,
   withoutEmptyStrings,
 } from '../posts/post-fields';
+import { htmlToText } from '../common/text/html-text';
 import { fromEpoch, parseZone, utcWire, wireDetails, zoneWire } from '../common/time/dates';
 import type { Language } from '../i18n/language';
 import { TEXT } from '../i18n/messages';
@@ -179,7 +180,7 @@ function eventJsonLd(
     '@context': 'http://schema.org',
     '@type': 'Event',
     name: record.title,
-    description: plainText(record.excerpt || record.description),
+    description: htmlToText(record.excerpt || record.description, 'line'),
     image: record.image ? (record.image.url ?? '') : '',
     url: record.url,
     startDate: start.toISO({ suppressMilliseconds: true }) ?? '',
@@ -221,12 +222,4 @@ function organization(organizer: OrganizerRecord): Record<string, unknown> {
     email: organizer.email ?? '',
     url: organizer.website || organizer.url,
   });
-}
-
-/** Texts may hold HTML; JSON-LD wants plain text. */
-function plainText(html: string): string {
-  return html
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
 }

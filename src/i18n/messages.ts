@@ -173,6 +173,10 @@ export const REASON_MESSAGES = {
     nl: '{name} moet een positief getal zijn.',
   },
   maxLength: { en: '{name} is too long.', nl: '{name} is te lang.' },
+  isWellFormedText: {
+    en: '{name} is not valid Unicode (a lone surrogate).',
+    nl: '{name} is geen geldige Unicode (een los surrogaat).',
+  },
   arrayMaxSize: { en: '{name} has too many items.', nl: '{name} heeft te veel elementen.' },
   percentEncoding: {
     en: '{name} has a part that is not valid percent-encoded UTF-8.',

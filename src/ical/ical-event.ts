@@ -1,4 +1,5 @@
 import { DateTime, type Zone } from 'luxon';
+import { htmlToText } from '../common/text/html-text';
 import { utcWire, zoneOffset, zoneWire } from '../common/time/dates';
 import type { EventRecord } from '../events/event.mapper';
 import { POST_STATUSES } from '../auth/policy';
@@ -12,7 +13,6 @@ import {
   dateValue,
   escapeText,
   headedLine,
-  htmlToText,
   lineHead,
   type Params,
 } from './ical-text';

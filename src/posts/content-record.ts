@@ -1,3 +1,4 @@
+import { htmlToText } from '../common/text/html-text';
 import type { Language } from '../i18n/language';
 import { languagesOf, pickTranslation, translationsOf } from '../i18n/translation';
 import type { ContentEntity, ContentNames, ContentTranslation } from './content-kind';
@@ -106,16 +107,8 @@ export function jsonLdBase(type: 'Place' | 'Organization', parts: ContentParts) 
     '@context': 'http://schema.org',
     '@type': type,
     name: shown.name,
-    description: plainText(texts.excerpt || texts.description),
+    description: htmlToText(texts.excerpt || texts.description, 'line'),
     image: texts.image ? (texts.image.url ?? '') : '',
     url: parts.url,
   };
-}
-
-/** Texts may hold HTML; JSON-LD wants plain text. */
-function plainText(html: string): string {
-  return html
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
 }

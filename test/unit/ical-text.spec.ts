@@ -5,9 +5,9 @@ import {
   contentLine,
   escapeText,
   foldLine,
-  htmlToText,
   paramValue,
 } from '../../src/ical/ical-text';
+import { htmlToText } from '../../src/common/text/html-text';
 import { zoneBlock } from '../../src/ical/ical-zones';
 
 /** Physical lines of a folded content line, as bytes. */

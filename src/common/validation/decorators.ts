@@ -125,7 +125,34 @@ export function IsText(max: number, options?: ValidationOptions): PropertyDecora
   return (target, key) => {
     IsString(options)(target, key);
     MaxLength(max, options)(target, key);
+    IsWellFormedText(options)(target, key);
   };
+}
+
+/**
+ * Valid Unicode: no surrogate without its pair. UTF-8, and so the databases,
+ * cannot hold a lone one (SQLite kept its three invalid bytes, read back as
+ * three U+FFFD): refused rather than stored as something else.
+ */
+export function IsWellFormedText(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isWellFormedText',
+      validator: { validate: (v) => typeof v !== 'string' || isWellFormedText(v) },
+    },
+    options,
+  );
+}
+
+export function isWellFormedText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0xd800 || code > 0xdfff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (code > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return false;
+    i++;
+  }
+  return true;
 }
 
 /** A number within ±limit; the type is checked first, so `"north"` is reported as not a number. */
