@@ -23,8 +23,9 @@ setFlagsFromString('--no-allocation-site-pretenuring');
  * on Node 20 and 128 MB on Node 24). Start-up alone grew it to its bound and
  * V8 keeps what it grew, so the idle service held 32 / 64 MB of mostly empty
  * semi-spaces (RSS 147 / 196 MB idle; capped 119 / 138 MB), and under load
- * the same again on top of the old generation's peak. Measured cost on lists
- * and single reads: docs/performance.md, Memory.
+ * the same again on top of the old generation's peak. No cost to lists or
+ * single reads stood out of the bench's noise (docs/decisions.md, Reads at
+ * scale).
  */
 const YOUNG_GENERATION_MB = 8;
 capYoungGeneration(YOUNG_GENERATION_MB * 1024 * 1024);
