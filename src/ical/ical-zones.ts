@@ -1,7 +1,7 @@
-import ICAL from 'ical.js';
+import type ICALModule from 'ical.js';
 import { IANAZone } from 'luxon';
 import { utcWire, zoneOffset } from '../common/time/dates';
-import { tzlib_get_ical_block, tzlib_get_timezones } from 'timezones-ical-library';
+import type * as TzLib from 'timezones-ical-library';
 
 /*
  * VTIMEZONE components come from timezones-ical-library (compiled from the
@@ -24,6 +24,27 @@ export interface ZoneBlock {
 
 const MAX_CHECKS_KEPT = 50_000;
 
+interface ZoneLibraries {
+  ICAL: typeof ICALModule;
+  tzlib: typeof TzLib;
+}
+let libraries: ZoneLibraries | undefined;
+
+/**
+ * Both libraries, loaded by the first feed that needs a zone: only feeds use
+ * them, and the service would otherwise keep their code (ical.js alone about
+ * 1 MB of heap) from start-up on.
+ */
+function zoneLibraries(): ZoneLibraries {
+  libraries ??= {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    ICAL: require('ical.js') as typeof ICALModule,
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    tzlib: require('timezones-ical-library') as typeof TzLib,
+  };
+  return libraries;
+}
+
 const blocks = new Map<string, ZoneBlock | null>();
 let known: Set<string> | undefined;
 
@@ -43,10 +64,11 @@ export function zoneBlock(zone: string): ZoneBlock | null {
 }
 
 function buildBlock(zone: string): ZoneBlock | null {
-  known ??= new Set(tzlib_get_timezones(false) as string[]);
+  const { ICAL, tzlib } = zoneLibraries();
+  known ??= new Set(tzlib.tzlib_get_timezones(false) as string[]);
   // Asked only for names it has (it logs an error for the others).
   if (!known.has(zone)) return null;
-  const found = tzlib_get_ical_block(zone);
+  const found = tzlib.tzlib_get_ical_block(zone);
   const raw = Array.isArray(found) ? found[0] : '';
   if (!raw || !raw.startsWith('BEGIN:VTIMEZONE')) return null;
   const text = `${raw
