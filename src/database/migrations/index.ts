@@ -10,6 +10,7 @@ import { IdempotencyKeys1765000000000 } from './1765000000000-idempotency-keys';
 import { WebhookRetention1765100000000 } from './1765100000000-webhook-retention';
 import { EventZoneIndex1765200000000 } from './1765200000000-event-zone-index';
 import { WebhookMessagesInDeliveries1765300000000 } from './1765300000000-webhook-messages-in-deliveries';
+import { FullTextSearch1765400000000 } from './1765400000000-full-text-search';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   WebhookRetention1765100000000,
   EventZoneIndex1765200000000,
   WebhookMessagesInDeliveries1765300000000,
+  FullTextSearch1765400000000,
 ];
