@@ -270,7 +270,9 @@ async function writeLoss(
   return result;
 }
 
-async function create(base: string, token: string, n: number): Promise<number> {
+async function create(base: string, token: string, n: number, retried = false): Promise<number> {
+  // After the index is rebuilt (SQLite: synchronously, in this process) the server may close
+  // a kept-alive socket just as it is reused: one retry on a new one.
   const res = await fetch(`${base}/events`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -281,7 +283,11 @@ async function create(base: string, token: string, n: number): Promise<number> {
       start_date: '2001-01-01 20:00:00',
       end_date: '2001-01-01 22:00:00',
     }),
+  }).catch((error: unknown) => {
+    if (retried) throw error;
+    return undefined;
   });
+  if (!res) return create(base, token, n, true);
   const body = (await res.json()) as { id?: number };
   if (res.status !== 201 || !body.id) throw new Error(`create answered ${res.status}`);
   return body.id;
