@@ -55,7 +55,7 @@ const BANDS: Array<[string, number, number]> = [
 ];
 
 const SAMPLE = 4000;
-const WORD = /[\p{L}\p{N}\p{M}_]+/gu;
+const WORD = /[\p{L}\p{N}_]+/gu;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

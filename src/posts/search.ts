@@ -30,8 +30,13 @@ const STOP_WORDS = new Set(
   'about are com for from how that the this und was what when where who will with www'.split(' '),
 );
 
-/** A word as both full-text indexes cut texts: letters, digits, marks and `_`. */
-const WORD = /[\p{L}\p{N}\p{M}_]+/gu;
+/**
+ * A word as both full-text indexes cut texts: letters, digits and `_`, after
+ * NFC composition (an accent typed as a combining mark joins its letter). A
+ * mark left on its own is no word: InnoDB would read it as an empty term
+ * matching every row.
+ */
+const WORD = /[\p{L}\p{N}_]+/gu;
 
 /**
  * The words of a full-text `search` (docs/api.md §5.1): the runs of letters
@@ -40,7 +45,7 @@ const WORD = /[\p{L}\p{N}\p{M}_]+/gu;
  */
 export function fullTextWords(search: string): string[] {
   const words = new Set<string>();
-  for (const [word] of search.toLowerCase().matchAll(WORD)) {
+  for (const [word] of search.normalize('NFC').toLowerCase().matchAll(WORD)) {
     if ([...word].length < MIN_SEARCH_WORD || STOP_WORDS.has(word)) continue;
     words.add(word);
     if (words.size === 20) break;
