@@ -49,6 +49,8 @@ export async function emptyTables(dataSource: DataSource): Promise<void> {
   try {
     // Session settings: on one connection.
     await runner.query(mysql ? 'SET foreign_key_checks = 0' : 'PRAGMA foreign_keys = OFF');
+    // TRUNCATE rebuilds the full-text index: without stop words, as the migration built it.
+    if (mysql) await runner.query('SET SESSION innodb_ft_enable_stopword = OFF');
     for (const table of ALL_TABLES) {
       const name = dataSource.driver.escape(table.name);
       await runner.query(mysql ? `TRUNCATE TABLE ${name}` : `DELETE FROM ${name}`);
@@ -62,7 +64,11 @@ export async function emptyTables(dataSource: DataSource): Promise<void> {
     await bumpDataVersion(runner);
   } finally {
     await runner
-      .query(mysql ? 'SET foreign_key_checks = 1' : 'PRAGMA foreign_keys = ON')
+      .query(
+        mysql
+          ? 'SET foreign_key_checks = 1, innodb_ft_enable_stopword = ON'
+          : 'PRAGMA foreign_keys = ON',
+      )
       .finally(() => runner.release());
   }
 }

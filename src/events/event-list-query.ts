@@ -1,5 +1,5 @@
 import { DateTime, FixedOffsetZone } from 'luxon';
-import { Brackets, EntityManager, SelectQueryBuilder } from 'typeorm';
+import { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { parseZone } from '../common/time/dates';
@@ -11,7 +11,15 @@ import {
   listStatusScope,
   StatusScope,
 } from '../posts/post-access';
-import { LIKE_ESCAPE, likeContains, searchWords } from '../posts/search';
+import {
+  EVENT_TEXTS,
+  textEngine,
+  textMatch,
+  textQuery,
+  textRows,
+  textScore,
+} from '../database/full-text';
+import { fullTextWords } from '../posts/search';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import type { TermLinksService } from '../terms/term-links.service';
 import { Venue } from '../venues/entities/venue.entity';
@@ -84,14 +92,27 @@ export function eventListQuery(
   return qb;
 }
 
-/** Order and page the IDs: by start, then ID; with `include`, by ID. */
+/** How a list is ordered (docs/api.md §5.1). */
+export type EventOrder = 'start' | 'id' | 'relevance';
+
+/**
+ * Order and page the IDs: by start, then ID; with `include`, by ID; by
+ * relevance (best first, then by start) when asked with a search.
+ */
 export function orderEvents(
   qb: SelectQueryBuilder<Event>,
-  byId: boolean,
+  order: EventOrder,
 ): SelectQueryBuilder<Event> {
-  return byId
-    ? qb.orderBy('e.id', 'ASC')
-    : qb.orderBy('e.startAt', 'ASC').addOrderBy('e.id', 'ASC');
+  if (order === 'id') return qb.orderBy('e.id', 'ASC');
+  if (order === 'relevance') {
+    const engine = textEngine(qb.connection);
+    if (engine === 'sqlite') joinShownTexts(qb);
+    qb.addSelect(textScore(engine, EVENT_TEXTS, SEARCHED, 'searchText'), 'relevance').orderBy(
+      'relevance',
+      'DESC',
+    );
+  } else qb.orderBy();
+  return qb.addOrderBy('e.startAt', 'ASC').addOrderBy('e.id', 'ASC');
 }
 
 function applyWindow(qb: SelectQueryBuilder<Event>, window: EventWindow): void {
@@ -103,29 +124,45 @@ function applyWindow(qb: SelectQueryBuilder<Event>, window: EventWindow): void {
 }
 
 /**
- * Every word in the title, excerpt or description the event shows: those of
- * the requested language, or the other one's when it has none.
+ * Every word begins a word of the title, excerpt or description the event
+ * shows: the requested language's texts, or the other one's when it has none
+ * (docs/api.md §5.1). The full-text index finds the matching texts. MySQL:
+ * the event joins the texts it shows (one row, so no event is repeated) and
+ * the FULLTEXT index drives the query. SQLite: the events whose shown texts
+ * match, as a list its planner checks the window's index entries against.
  */
 function applySearch(qb: SelectQueryBuilder<Event>, words: string[], language: Language): void {
-  qb.leftJoin(EventTranslation, 'tr', 'tr.eventId = e.id AND tr.language = :searchLanguage', {
+  const engine = textEngine(qb.connection);
+  qb.setParameters({
     searchLanguage: language,
-  }).leftJoin(
-    EventTranslation,
-    'fb',
-    'fb.eventId = e.id AND fb.language = :searchFallback AND tr.id IS NULL',
-    { searchFallback: otherLanguage(language) },
-  );
-  const fields = ['title', 'excerpt', 'description'].map(
-    (field) => `LOWER(COALESCE(tr.${field}, fb.${field}))`,
-  );
-  words.forEach((word, i) => {
-    qb.andWhere(
-      new Brackets((any) => {
-        for (const field of fields) any.orWhere(`${field} LIKE :searchWord${i} ${LIKE_ESCAPE}`);
-      }),
-      { [`searchWord${i}`]: likeContains(word.toLowerCase()) },
-    );
+    searchFallback: otherLanguage(language),
+    searchText: textQuery(engine, words),
   });
+  if (engine === 'mysql') {
+    joinShownTexts(qb);
+    qb.andWhere(textMatch(engine, EVENT_TEXTS, SEARCHED, 'searchText'));
+    return;
+  }
+  qb.andWhere(
+    `e.id IN (${textRows(EVENT_TEXTS, 'searchText', 't.event_id')} AND ${shownTexts('t', 't.event_id')})`,
+  );
+}
+
+/** The alias of the texts an event shows, joined for a search. */
+const SEARCHED = 'st';
+
+/** Joins the texts each event shows (at most one row per event) as SEARCHED. */
+function joinShownTexts(qb: SelectQueryBuilder<Event>): void {
+  qb.innerJoin(EventTranslation, SEARCHED, shownTexts(SEARCHED, 'e.id'));
+}
+
+/** SQL: the translation row `alias` is the one the event `eventId` shows. */
+function shownTexts(alias: string, eventId: string): string {
+  return (
+    `${alias}.event_id = ${eventId} AND (${alias}.language = :searchLanguage OR ` +
+    `(${alias}.language = :searchFallback AND NOT EXISTS (SELECT 1 FROM event_translations sl ` +
+    `WHERE sl.event_id = ${eventId} AND sl.language = :searchLanguage)))`
+  );
 }
 
 function applyTerms(qb: SelectQueryBuilder<Event>, name: string, termIds: number[]): void {
@@ -192,7 +229,7 @@ export async function resolveListFilters(
   if (query.post_parent !== undefined) {
     await assertVisibleFilter(deps.manager, Event, query.post_parent, ctx.user, 'post_parent');
   }
-  const words = searchWords(query.search ?? '');
+  const words = fullTextWords(query.search ?? '');
   const siteZone = parseZone(deps.siteTimezone) ?? FixedOffsetZone.utcInstance;
   return {
     scope,

@@ -35,6 +35,7 @@ import { EventTranslation } from './entities/event-translation.entity';
 import {
   EventListFilters,
   eventListQuery,
+  EventOrder,
   orderEvents,
   resolveListFilters,
 } from './event-list-query';
@@ -102,7 +103,7 @@ export class EventsService {
     const pageIds = async () => {
       const rows = await orderEvents(
         matching.clone().select('e.id', 'id'),
-        filters.include !== undefined,
+        listOrder(query, filters),
       )
         .offset(window.offset)
         .limit(window.perPage)
@@ -533,4 +534,10 @@ function taxonomiesOf(links: LinkChanges): Map<number, string> {
     ...(links.categoryIds ?? []).map((id): [number, string] => [id, CATEGORIES.taxonomy]),
     ...(links.tagIds ?? []).map((id): [number, string] => [id, TAGS.taxonomy]),
   ]);
+}
+
+/** By ID with `include`; by relevance when asked with search words; else by start (docs/api.md §5.1). */
+function listOrder(query: ListEventsQueryDto, filters: EventListFilters): EventOrder {
+  if (filters.include) return 'id';
+  return query.orderby === 'relevance' && filters.search ? 'relevance' : 'start';
 }

@@ -352,7 +352,7 @@ export class IcalService {
       eventListQuery(this.dataSource.manager, filters)
         .select('e.id', 'id')
         .addSelect('e.startAt', 'startAt'),
-      byId,
+      byId ? 'id' : 'start',
     ).limit(this.batchSize);
     if (after && byId) page.andWhere('e.id > :afterId', { afterId: after.id });
     if (after && !byId) {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchReport } from '../../scripts/bench';
+import type { SearchBenchReport } from '../../scripts/bench-search';
 import { onServer, runScript, ScriptRun, scratchDatabase } from './helpers/scripts';
 
 /*
@@ -125,4 +126,113 @@ describeMysql(title, () => {
   it('sees no request errors, timeouts or non-2xx answers', () => {
     expect({ errors: report.errors, non2xx: report.non2xx }).toEqual({ errors: 0, non2xx: 0 });
   });
+});
+
+/*
+ * `npm run bench:search -- --smoke` on the jest project's engine: a tiny
+ * seeded database of its own, every band asked without an error, no word
+ * found in the no-match set, and create throughput measured with and
+ * without the full-text index, which is in place again afterwards.
+ */
+describe(`npm run bench:search -- --smoke (${process.env.TEST_ENGINE === 'mysql' ? 'MySQL' : 'SQLite'})`, () => {
+  const mysql = process.env.TEST_ENGINE === 'mysql';
+  const dir = mkdtempSync(join(tmpdir(), 'bench-search-smoke-'));
+  const db = mysql ? scratchDatabase('search_bench') : { url: '', serverUrl: '', name: '' };
+  const sqlitePath = join(dir, 'bench.sqlite');
+  const env = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    SQLITE_PATH: sqlitePath,
+    AUTH_JWT_SECRET: SECRET,
+  };
+  let run: ScriptRun;
+  let report: SearchBenchReport;
+
+  beforeAll(async () => {
+    if (mysql) {
+      await onServer(db.serverUrl, `DROP DATABASE IF EXISTS \`${db.name}\``);
+      await onServer(
+        db.serverUrl,
+        `CREATE DATABASE \`${db.name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+      );
+    }
+    const seed = await runScript(
+      'scripts/seed.ts',
+      [
+        '--events',
+        '300',
+        '--venues',
+        '20',
+        '--organizers',
+        '20',
+        '--categories',
+        '5',
+        '--tags',
+        '10',
+      ],
+      env,
+      60_000,
+    );
+    if (seed.code !== 0) throw new Error(`npm run seed failed:\n${seed.output}`);
+    const json = join(dir, 'report.json');
+    const target = mysql ? ['--database-url', db.url] : ['--sqlite-path', sqlitePath];
+    run = await runScript(
+      'scripts/bench-search.ts',
+      [...target, '--smoke', '--json', json],
+      env,
+      180_000,
+    );
+    try {
+      report = JSON.parse(readFileSync(json, 'utf8')) as SearchBenchReport;
+    } catch {
+      throw new Error(`the bench wrote no report (exit ${run.code}):\n${run.output}`);
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    if (mysql) await onServer(db.serverUrl, `DROP DATABASE IF EXISTS \`${db.name}\``);
+  });
+
+  it('exits 0 and prints the data size and the bands', () => {
+    expect({ code: run.code, output: run.code === 0 ? '' : run.output }).toEqual({
+      code: 0,
+      output: '',
+    });
+    expect(run.output).toContain('events 300, translations 600');
+    expect(run.output).toContain(
+      '| band | words | requests | errors | p50 ms | p99 ms | req/s | X-Total min / median / max |',
+    );
+    expect(report.dataSizes).toEqual({ events: 300, translations: 600 });
+  });
+
+  it('asks every band without an error, and finds nothing for the no-match words', () => {
+    expect(report.bands.length).toBeGreaterThanOrEqual(3);
+    for (const band of report.bands) {
+      expect({ band: band.band, requests: band.requests, errors: band.errors }).toEqual({
+        band: band.band,
+        requests: 10,
+        errors: 0,
+      });
+    }
+    const none = report.bands[report.bands.length - 1];
+    expect([none.band, none.totals]).toEqual(['no match, 10 years', [0, 0, 0]]);
+    expect(report.bands[0].band).toBe('no search (reference)');
+    expect(report.bands[1].totals[2]).toBeGreaterThan(0);
+  });
+
+  it('measures creates with and without the index, and leaves the index in place', async () => {
+    expect(report.writes?.withIndex).toBeGreaterThan(0);
+    expect(report.writes?.withoutIndex).toBeGreaterThan(0);
+    // A second run finds the same words (the index is whole again, the bench's events are gone).
+    const again = await runScript(
+      'scripts/bench-search.ts',
+      [...(mysql ? ['--database-url', db.url] : ['--sqlite-path', sqlitePath]), '--requests', '3'],
+      env,
+      120_000,
+    );
+    expect(again.code).toBe(0);
+    expect(again.output).toContain('events 300, translations 600');
+    expect(again.output).toMatch(/\| no match, 10 years \| - \| 3 \| 0 \|/);
+  }, 150_000);
 });

@@ -141,7 +141,7 @@ describe('event lists', () => {
   });
 
   describe('other filters', () => {
-    it('searches every word in title, excerpt or description of the shown language', async () => {
+    it('searches every word (a word start) in title, excerpt or description of the shown language', async () => {
       await seed([
         event('Jazz in het park', dayAt(1), dayAt(1), { excerpt: 'Buiten' }),
         event('Klassiek concert', dayAt(2), dayAt(2), {
@@ -155,10 +155,10 @@ describe('event lists', () => {
       expect(await titles('?search=jazz')).toEqual(['Jazz in het park', 'Klassiek concert']);
       expect(await titles('?search=JAZZ%20buiten')).toEqual(['Jazz in het park']);
       expect(await titles('?search=%20strijkers%20%20jazz%20')).toEqual(['Klassiek concert']);
-      // LIKE wildcards in the search are plain characters.
+      // Search words are runs of letters and digits; shorter than 3 characters they are left out.
       expect(await titles('?search=100%25')).toEqual(['Theater 100%']);
-      expect(await titles('?search=10%25')).toEqual([]);
-      expect(await titles('?search=_')).toEqual([]);
+      expect(await titles('?search=10%25')).toHaveLength(5);
+      expect(await titles('?search=_')).toHaveLength(5);
       // Event 4 has only English texts: they are what it shows in Dutch too; event 5 shows "Rots".
       expect(await titles('?search=rock')).toEqual(['Rock night']);
       expect(await titles('?search=rock&language=en')).toEqual(['Rock night', 'Rock theatre']);

@@ -16,8 +16,21 @@ import { MIGRATIONS } from '../../src/database/migrations';
 
 const engine = process.env.TEST_ENGINE === 'mysql' ? 'mysql' : 'sqlite';
 
-/** Every table the migrations create (initial schema, data_version, the changes feed). */
+/** The full-text search tables: FTS5 and its shadow tables on SQLite; none on MySQL (an index). */
+const SEARCH_TABLES =
+  engine === 'sqlite'
+    ? [
+        'ft_event_translations_text',
+        'ft_event_translations_text_config',
+        'ft_event_translations_text_data',
+        'ft_event_translations_text_docsize',
+        'ft_event_translations_text_idx',
+      ]
+    : [];
+
+/** Every table the migrations create (initial schema, data_version, the changes feed, search). */
 const TABLES = [
+  ...SEARCH_TABLES,
   'change_state',
   'changes',
   'data_version',
@@ -34,7 +47,7 @@ const TABLES = [
   'venues',
   'webhook_deliveries',
   'webhook_endpoints',
-];
+].sort();
 
 /** Indexes lists and lookups depend on: table → [index, columns, unique]. */
 const KEY_INDEXES: Record<string, [string, string[], boolean][]> = {
@@ -187,7 +200,30 @@ describe(`migrations up, down and up again (${engine})`, () => {
     }
   }
 
+  /** The full-text index of event texts: the FULLTEXT index's columns, or the FTS5 table's triggers. */
+  async function fullTextIndex(): Promise<string[]> {
+    if (engine === 'mysql') {
+      const rows: { name: string }[] = await dataSource.query(
+        "SELECT COLUMN_NAME AS name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'event_translations' AND INDEX_NAME = 'ft_event_translations_text' AND INDEX_TYPE = 'FULLTEXT' ORDER BY SEQ_IN_INDEX",
+      );
+      return rows.map((row) => row.name);
+    }
+    const rows: { name: string }[] = await dataSource.query(
+      "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'event_translations' ORDER BY name",
+    );
+    return rows.map((row) => row.name);
+  }
+  const FULL_TEXT =
+    engine === 'mysql'
+      ? ['title', 'excerpt', 'description']
+      : [
+          'ft_event_translations_text_ad',
+          'ft_event_translations_text_ai',
+          'ft_event_translations_text_au',
+        ];
+
   async function expectFullSchema(): Promise<void> {
+    expect(await fullTextIndex()).toEqual(FULL_TEXT);
     expect(await projectTables()).toEqual(TABLES);
     for (const [table, indexes] of Object.entries(KEY_INDEXES)) {
       const found = await indexesOf(table);
@@ -242,6 +278,10 @@ describe(`migrations up, down and up again (${engine})`, () => {
       }
       if (before[0] === 'DataVersion1764547200000') {
         expect(await projectTables()).not.toContain('data_version');
+      }
+      if (before[0] === 'FullTextSearch1765400000000') {
+        expect(await fullTextIndex()).toEqual([]);
+        for (const table of SEARCH_TABLES) expect(await projectTables()).not.toContain(table);
       }
       if (before[0] === 'EventZoneIndex1765200000000') {
         const indexes = await indexesOf('events');

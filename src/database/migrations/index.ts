@@ -10,6 +10,7 @@ import { IdempotencyKeys1765000000000 } from './1765000000000-idempotency-keys';
 import { WebhookRetention1765100000000 } from './1765100000000-webhook-retention';
 import { EventZoneIndex1765200000000 } from './1765200000000-event-zone-index';
 import { WebhookMessagesInDeliveries1765300000000 } from './1765300000000-webhook-messages-in-deliveries';
+import { FullTextSearch1765400000000 } from './1765400000000-full-text-search';
 import { EventLinkedModified1765470000000 } from './1765470000000-event-linked-modified';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
@@ -26,5 +27,6 @@ export const MIGRATIONS = [
   WebhookRetention1765100000000,
   EventZoneIndex1765200000000,
   WebhookMessagesInDeliveries1765300000000,
+  FullTextSearch1765400000000,
   EventLinkedModified1765470000000,
 ];

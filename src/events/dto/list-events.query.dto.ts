@@ -1,4 +1,12 @@
-import { ArrayMaxSize, IsBoolean, IsNumber, IsOptional, IsPositive, Max } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsBoolean,
+  IsIn,
+  IsNumber,
+  IsOptional,
+  IsPositive,
+  Max,
+} from 'class-validator';
 import {
   IsDateInput,
   IsId,
@@ -13,6 +21,9 @@ import {
   IsWithin,
 } from '../../common/validation/decorators';
 import { PostListQueryDto } from '../../posts/dto/post-query.dto';
+
+/** Values of `orderby` (docs/api.md §5.1). */
+export const EVENT_ORDERBY = ['start_date', 'relevance'] as const;
 
 /** Half the Earth's circumference: every point lies within it. */
 const MAX_RADIUS_KM = 20038;
@@ -55,10 +66,21 @@ export class ListEventsQueryDto extends PostListQueryDto {
   @IsBoolean()
   strict_dates?: boolean;
 
-  /** Words that must all occur in the title, excerpt or description. */
+  /**
+   * Words that must all begin a word of the title, excerpt or description
+   * (case and accents ignored; words under 3 characters are left out).
+   */
   @IsOptional()
   @IsText(200)
   search?: string;
+
+  /**
+   * `start_date` (default): by start, then ID. `relevance`: best match first
+   * (then by start); without search words, by start.
+   */
+  @IsOptional()
+  @IsIn(EVENT_ORDERBY)
+  orderby?: (typeof EVENT_ORDERBY)[number];
 
   /** Category slugs or IDs (any of them). */
   @IsOptional()

@@ -6,12 +6,14 @@ import { ListEventsQueryDto } from '../../events/dto/list-events.query.dto';
 
 /**
  * `GET /events.ics`: every filter of `GET /events` (docs/api.md §14). Not paged:
- * `page` and `per_page` are not parameters of a feed (and ignored if sent).
+ * `page` and `per_page` are not parameters of a feed (and ignored if sent);
+ * a feed is in start order, so `orderby` is none either.
  */
 export class IcalFeedQueryDto extends OmitType(ListEventsQueryDto, [
   'page',
   'per_page',
   'context',
+  'orderby',
 ] as const) {
   @ApiPropertyOptional({
     type: String,

@@ -132,8 +132,11 @@ async function emptyTables(dataSource: DataSource): Promise<void> {
     const tables = dataSource.entityMetadatas.map((m) => m.tableName).filter((t) => t !== 'data_version');
     if (dataSource.options.type === 'mysql') {
       await runner.query('SET FOREIGN_KEY_CHECKS = 0');
+      // TRUNCATE rebuilds the full-text index: without stop words, as the migration built it.
+      await runner.query('SET SESSION innodb_ft_enable_stopword = OFF');
       for (const table of tables) await runner.query(`TRUNCATE TABLE \`${table}\``);
       await runner.query('SET FOREIGN_KEY_CHECKS = 1');
+      await runner.query('SET SESSION innodb_ft_enable_stopword = ON');
     } else {
       await runner.query('PRAGMA foreign_keys = OFF');
       for (const table of tables) await runner.query(`DELETE FROM "${table}"`);

@@ -1,0 +1,82 @@
+import type { DataSource } from 'typeorm';
+
+/*
+ * The engines' full-text indexes (created by the FullTextSearch migration):
+ * InnoDB FULLTEXT on MySQL/MariaDB, an FTS5 table over the same rows on
+ * SQLite. Both match a word as the start of a word of the texts, ignoring
+ * case and accents.
+ */
+
+/** A full-text index over columns of a table's rows. */
+export interface TextIndex {
+  /** The FULLTEXT index (MySQL), or the FTS5 table whose rowid is the row's `id` (SQLite). */
+  name: string;
+  /** The table whose rows are indexed. */
+  table: string;
+  /** The indexed columns, as entity property names (they equal the column names). */
+  columns: readonly string[];
+}
+
+/** Event titles, excerpts and descriptions (`event_translations`). */
+export const EVENT_TEXTS: TextIndex = {
+  name: 'ft_event_translations_text',
+  table: 'event_translations',
+  columns: ['title', 'excerpt', 'description'],
+};
+
+export type TextEngine = 'mysql' | 'sqlite';
+
+export function textEngine(dataSource: DataSource): TextEngine {
+  return dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
+}
+
+/**
+ * The engine's query for rows holding every word as the start of one of
+ * their words. The words are letters, digits and `_` only
+ * (`fullTextWords`), so none is read as an operator.
+ */
+export function textQuery(engine: TextEngine, words: readonly string[]): string {
+  return engine === 'mysql'
+    ? words.map((word) => `+${word}*`).join(' ')
+    : words.map((word) => `"${word}"*`).join(' ');
+}
+
+/** SQL: the row aliased `alias` matches the query in parameter `param`. */
+export function textMatch(
+  engine: TextEngine,
+  index: TextIndex,
+  alias: string,
+  param: string,
+): string {
+  if (engine === 'mysql') return matchExpression(index, alias, param);
+  return `${alias}.id IN (SELECT rowid FROM ${index.name} WHERE ${index.name} MATCH :${param})`;
+}
+
+/**
+ * SQLite: `SELECT <select> FROM` the FTS5 matches joined to their rows
+ * (aliased `t`) `WHERE` they match, so the index drives the query; the
+ * caller may add `AND …` conditions on `t`.
+ */
+export function textRows(index: TextIndex, param: string, select: string): string {
+  return (
+    `SELECT ${select} FROM ${index.name} f INNER JOIN ${index.table} t ON t.id = f.rowid ` +
+    `WHERE f.${index.name} MATCH :${param}`
+  );
+}
+
+/** SQL: how well the row aliased `alias` matches (higher is better); only for matching rows. */
+export function textScore(
+  engine: TextEngine,
+  index: TextIndex,
+  alias: string,
+  param: string,
+): string {
+  if (engine === 'mysql') return matchExpression(index, alias, param);
+  // FTS5's rank is bm25, lower for better matches.
+  return `(SELECT -rank FROM ${index.name} WHERE ${index.name} MATCH :${param} AND rowid = ${alias}.id)`;
+}
+
+function matchExpression(index: TextIndex, alias: string, param: string): string {
+  const columns = index.columns.map((column) => `${alias}.${column}`).join(', ');
+  return `MATCH(${columns}) AGAINST (:${param} IN BOOLEAN MODE)`;
+}
