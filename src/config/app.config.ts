@@ -41,6 +41,8 @@ export const appConfig = registerAs('app', () => {
     siteTimezone: env('SITE_TIMEZONE') ?? 'UTC',
     maxPerPage: Number(env('MAX_PER_PAGE') ?? 50),
     recurrenceHorizonMonths: Number(env('RECURRENCE_HORIZON_MONTHS') ?? 24),
+    icalMaxEvents: Number(env('ICAL_MAX_EVENTS') ?? 50000),
+    icalRateLimitPerMinute: Number(env('ICAL_RATE_LIMIT_PER_MINUTE') ?? 60),
     rateLimitPerMinute: Number(env('RATE_LIMIT_PER_MINUTE') ?? 1200),
     redisUrl: env('REDIS_URL'),
     corsOrigins: (env('CORS_ORIGINS') ?? '')

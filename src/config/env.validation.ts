@@ -108,6 +108,18 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @Transform(toInt)
+  @IsInt({ message: 'ICAL_MAX_EVENTS must be a whole number of at least 1' })
+  @Min(1, { message: 'ICAL_MAX_EVENTS must be a whole number of at least 1' })
+  ICAL_MAX_EVENTS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'ICAL_RATE_LIMIT_PER_MINUTE must be a whole number (0 turns it off)' })
+  @Min(0, { message: 'ICAL_RATE_LIMIT_PER_MINUTE must be a whole number (0 turns it off)' })
+  ICAL_RATE_LIMIT_PER_MINUTE?: number;
+
+  @IsOptional()
+  @Transform(toInt)
   @IsInt({ message: 'RATE_LIMIT_PER_MINUTE must be a whole number (0 turns limiting off)' })
   @Min(0, { message: 'RATE_LIMIT_PER_MINUTE must be a whole number (0 turns limiting off)' })
   RATE_LIMIT_PER_MINUTE?: number;

@@ -111,6 +111,10 @@ export const ERROR_MESSAGES: Catalogue<ErrorKey> = {
     en: 'This write needs an If-Match header with the ETag of the record.',
     nl: 'Deze wijziging vereist een If-Match-header met de ETag van het record.',
   },
+  rest_feed_too_large: {
+    en: 'This iCalendar feed would hold {events} events, more than the limit of {limit}; narrow it with a shorter window (start_date, end_date), categories or venue.',
+    nl: 'Deze iCalendar-feed zou {events} evenementen bevatten, meer dan de limiet van {limit}; beperk hem met een korter venster (start_date, end_date), categories of venue.',
+  },
   rest_sync_cursor_expired: {
     en: 'The changes cursor is older than the retention of the feed; sync again without since.',
     nl: 'De cursor van de wijzigingen is ouder dan de bewaartermijn van de feed; synchroniseer opnieuw zonder since.',

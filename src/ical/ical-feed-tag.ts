@@ -25,6 +25,9 @@ import { CATEGORIES } from '../terms/taxonomies';
 /** The aggregates of a feed's content: the same values while nothing it shows has changed. */
 export type FeedContentStamp = string[];
 
+/** Where a stamp holds the number of events the feed's filters match (its list rows). */
+export const FEED_EVENT_COUNT = 0;
+
 interface EventAggregates {
   events: string | number;
   ids: string | number | null;

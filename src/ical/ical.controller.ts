@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { PostRef } from '../posts/post-store';
 import { CachedValidators } from '../common/http/cached-validators';
+import { FeedRateLimit } from '../common/limits/feed-rate-limit';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { Ctx, RequestContext } from '../common/http/request-context';
 import { IcalEventQueryDto, IcalFeedQueryDto } from './dto/ical-query.dto';
@@ -29,6 +30,7 @@ export class IcalController {
 
   // A repeated poll's 304 comes from the validator cache, before validation and this handler.
   @Get('events.ics')
+  @FeedRateLimit()
   @CachedValidators({ writesResponse: true })
   @ApiOperation({
     summary: 'Subscribe to the events of any /events filter as an iCalendar feed (not paged)',

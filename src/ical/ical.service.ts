@@ -41,7 +41,7 @@ import {
 import { contentLine, escapeText } from './ical-text';
 import { TextChunk } from './ical-chunk';
 import { zoneBlock } from './ical-zones';
-import { FeedContentStamp, feedContentStamp } from './ical-feed-tag';
+import { FEED_EVENT_COUNT, FeedContentStamp, feedContentStamp } from './ical-feed-tag';
 
 /** Events read and written per step: memory holds one batch, whatever the feed's size. */
 const BATCH_SIZE = 500;
@@ -149,6 +149,7 @@ export class IcalService {
     ]);
     if (!filters.include) assertWindow(filters);
     const content = await this.contentStampOf(filters, version);
+    assertFeedSize(content, this.config.icalMaxEvents);
     const etag = strongTag([
       FEED_FORMAT,
       content,
@@ -633,6 +634,22 @@ function assertWindow({ window }: EventListFilters): void {
     DateTime.fromSeconds(from, { zone: 'utc' }).plus({ years: MAX_WINDOW_YEARS }).toSeconds() < to
   ) {
     throw ApiError.invalid('end_date', 'feedWindow');
+  }
+}
+
+/**
+ * A feed holding more events than ICAL_MAX_EVENTS → 400 before a byte is
+ * sent: one anonymous request could otherwise keep a core busy for minutes.
+ * The count is the content stamp's first aggregate (the events the filters
+ * match, as `/events` counts them), so it costs no query of its own.
+ */
+function assertFeedSize(content: FeedContentStamp, limit: number): void {
+  const events = Number(content[FEED_EVENT_COUNT]);
+  if (events > limit) {
+    throw new ApiError('rest_feed_too_large', {
+      args: { events, limit },
+      data: { events, limit },
+    });
   }
 }
 

@@ -53,10 +53,19 @@ describe('validateEnvironment', () => {
     [{ IDEMPOTENCY_TTL_HOURS: '0' }, /^IDEMPOTENCY_TTL_HOURS /],
     [{ IDEMPOTENCY_TTL_HOURS: '8761' }, /^IDEMPOTENCY_TTL_HOURS /],
     [{ IDEMPOTENCY_TTL_HOURS: '1.5' }, /^IDEMPOTENCY_TTL_HOURS /],
+    [{ ICAL_MAX_EVENTS: '0' }, /^ICAL_MAX_EVENTS /],
+    [{ ICAL_MAX_EVENTS: 'many' }, /^ICAL_MAX_EVENTS /],
+    [{ ICAL_RATE_LIMIT_PER_MINUTE: '-1' }, /^ICAL_RATE_LIMIT_PER_MINUTE /],
   ])('%p gives one line naming the variable', (env, pattern) => {
     const message = failure(env);
     expect(message).toMatch(pattern);
     expect(message).not.toContain('\n');
+  });
+
+  it('accepts ICAL_MAX_EVENTS from 1 and ICAL_RATE_LIMIT_PER_MINUTE from 0', () => {
+    expect(() =>
+      validateEnvironment({ ICAL_MAX_EVENTS: '1', ICAL_RATE_LIMIT_PER_MINUTE: '0' }),
+    ).not.toThrow();
   });
 
   it('accepts IDEMPOTENCY_TTL_HOURS from 1 to 8760', () => {

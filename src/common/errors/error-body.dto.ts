@@ -6,6 +6,10 @@ export class ErrorDataDto {
   params?: string[] | Record<string, string>;
   /** term_exists: the ID of the term that has the name already. */
   term_id?: number;
+  /** rest_feed_too_large: how many events the feed would hold. */
+  events?: number;
+  /** rest_feed_too_large: the most one feed may hold (ICAL_MAX_EVENTS). */
+  limit?: number;
 }
 
 /** Every error response (docs/api.md §8). */

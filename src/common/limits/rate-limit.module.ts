@@ -5,9 +5,11 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import Redis from 'ioredis';
 import { appConfig } from '../../config/app.config';
 import { FailOpenThrottlerStorage } from './fail-open-throttler.storage';
+import { isFeedRoute } from './feed-rate-limit';
 
 /**
- * Requests per client (IP) per minute, RATE_LIMIT_PER_MINUTE (0 = off).
+ * Requests per client (IP) per minute, RATE_LIMIT_PER_MINUTE (0 = off), and
+ * iCalendar feeds per client per minute, ICAL_RATE_LIMIT_PER_MINUTE (0 = only the former).
  * In memory by default; in Redis when REDIS_URL is set, so several instances
  * share one budget per client. Its guard (ThrottlerGuard) is registered in AppModule.
  */
@@ -18,6 +20,19 @@ import { FailOpenThrottlerStorage } from './fail-open-throttler.storage';
       useFactory: async (config: ConfigType<typeof appConfig>) => ({
         throttlers: [
           { name: 'default', ttl: 60_000, limit: Math.max(config.rateLimitPerMinute, 1) },
+          // Feeds (@FeedRateLimit) also count against a smaller budget of their own. A named
+          // throttler's skipIf replaces the common one, so it repeats the global switch.
+          {
+            name: 'feeds',
+            ttl: 60_000,
+            limit: Math.max(config.icalRateLimitPerMinute, 1),
+            skipIf: (context) =>
+              config.rateLimitPerMinute === 0 ||
+              config.icalRateLimitPerMinute === 0 ||
+              !isFeedRoute(context),
+            // Its 429 carries the API's one Retry-After; no second set of X-RateLimit-* headers.
+            setHeaders: false,
+          },
         ],
         skipIf: () => config.rateLimitPerMinute === 0,
         // One budget per client for the whole API (the library's default key
