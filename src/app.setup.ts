@@ -4,6 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { bodyParserError } from './common/errors/api-exception.filter';
+import { limitBodyDepth } from './common/http/body-depth.middleware';
 import { requireSupportedContentType } from './common/http/content-type.middleware';
 import { assignRequestId } from './common/http/logger-options';
 import { assignApiUrl } from './common/http/request-context';
@@ -69,6 +70,7 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
   app.use((error: unknown, _req: Request, _res: Response, next: NextFunction) =>
     next(bodyParserError(error) ?? error),
   );
+  app.use(limitBodyDepth);
   const language = app.get(LanguageMiddleware);
   app.use((req: Request, res: Response, next: NextFunction) => language.use(req, res, next));
   app.use(assignApiUrl(config.apiPath));

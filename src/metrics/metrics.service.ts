@@ -157,7 +157,7 @@ export class MetricsService implements MetricsSink, OnModuleInit, OnModuleDestro
     res.once('finish', () => {
       const route = typeof req.route?.path === 'string' ? req.route.path : 'unmatched';
       this.requests.observe(
-        { method: req.method ?? 'other', route, status: String(res.statusCode) },
+        { method: methodLabel(req.method), route, status: String(res.statusCode) },
         (performance.now() - started) / 1000,
       );
     });
@@ -194,7 +194,8 @@ export class MetricsService implements MetricsSink, OnModuleInit, OnModuleDestro
   }
 
   private authorized(header: string | undefined): boolean {
-    if (!this.tokenHash || !header?.startsWith('Bearer ')) return false;
+    // The scheme is case-insensitive (RFC 9110 §11.1).
+    if (!this.tokenHash || header?.slice(0, 7).toLowerCase() !== 'bearer ') return false;
     // Hashes have one length: the comparison takes the same time whatever was sent.
     return timingSafeEqual(sha256(header.slice(7)), this.tokenHash);
   }
@@ -292,4 +293,12 @@ export class MetricsService implements MetricsSink, OnModuleInit, OnModuleDestro
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
+}
+
+/** Methods the API answers; Node parses some 30 more (PROPFIND, MKCOL, …), each of which would be a series. */
+const API_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The `method` label: one of API_METHODS, or `other`, so no client can add series. */
+export function methodLabel(method: string | undefined): string {
+  return method !== undefined && API_METHODS.has(method) ? method : 'other';
 }

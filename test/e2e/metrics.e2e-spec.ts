@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { API, createTestApp, mysqlTestUrl, TestApp } from './helpers/test-app';
 import { METRICS_TOKEN, parseExposition, scrape, valueOf } from './helpers/metrics';
 import { eventually, useWebhookApp } from './helpers/webhook-receiver';
@@ -23,6 +25,8 @@ describe('metrics', () => {
     expect(none.headers['www-authenticate']).toBe('Bearer realm="metrics"');
     await ctx.t.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}x`).expect(401);
     await ctx.t.http().get('/metrics').set('Authorization', METRICS_TOKEN).expect(401);
+    // The scheme is case-insensitive (RFC 9110 §11.1).
+    await ctx.t.http().get('/metrics').set('Authorization', `bearer ${METRICS_TOKEN}`).expect(200);
     const ok = await ctx.t
       .http()
       .get('/metrics')
@@ -54,6 +58,22 @@ describe('metrics', () => {
     ).toBeGreaterThan(
       valueOf(before, 'calendar_db_query_duration_seconds_count', { operation: 'select' }),
     );
+  });
+
+  it('counts methods the API does not answer under one method label', async () => {
+    const server = ctx.t.app.getHttpServer() as Server;
+    if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    const before = await scrape(ctx.t);
+    for (const method of ['PROPFIND', 'MKCOL', 'LOCK', 'PURGE'])
+      expect((await fetch(`http://127.0.0.1:${port}${API}/events`, { method })).status).toBe(404);
+    const after = await scrape(ctx.t);
+    const route = `${API}/{*path}`;
+    expect(
+      valueOf(after, REQUESTS, { method: 'other', route, status: '404' }) -
+        valueOf(before, REQUESTS, { method: 'other', route, status: '404' }),
+    ).toBe(4);
+    expect([...after.keys()].filter((k) => /PROPFIND|MKCOL|LOCK|PURGE/.test(k))).toEqual([]);
   });
 
   it('counts list totals counted (miss) and reused (hit)', async () => {

@@ -72,6 +72,35 @@ describe('security', () => {
       expect(res.headers['x-powered-by']).toBeUndefined();
     });
 
+    it('refuses a body nested past 64 levels with 400 (the recursive validation never overflows)', async () => {
+      /** An event body whose ignored `extra` field adds `levels` nested arrays below the top object. */
+      const nested = (levels: number) =>
+        `{"title":"Deep","start_date":"${dayAt(5, '10:00:00')}","end_date":"${dayAt(5, '12:00:00')}","extra":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+      const post = (body: string) =>
+        t
+          .http()
+          .post(`${API}/events`)
+          .set('Authorization', t.auth.author)
+          .set('Content-Type', 'application/json')
+          .send(body);
+      const total = async () =>
+        (await t.http().get(`${API}/events`).set('Authorization', t.auth.author).expect(200)).body
+          .total as number;
+      const before = await total();
+      for (const body of [
+        nested(64),
+        '['.repeat(3000) + ']'.repeat(3000),
+        '{"a":'.repeat(3000) + '1' + '}'.repeat(3000),
+      ]) {
+        const refused = await post(body);
+        expect(refused.status).toBe(400);
+        expect(refused.body).toEqual(errorBody('rest_invalid_json', 400));
+      }
+      expect(await total()).toBe(before);
+      // 64 levels in all (the top object and 63 arrays) are a body like any other.
+      expect((await post(nested(63))).status).toBe(201);
+    });
+
     it('answers no CORS headers when CORS_ORIGINS is unset', async () => {
       const get = await t.http().get(`${API}/events`).set('Origin', ORIGIN).expect(200);
       expect(get.headers['access-control-allow-origin']).toBeUndefined();
