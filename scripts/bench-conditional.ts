@@ -11,8 +11,7 @@
  * the p50 latency and the server's CPU time per request (utime + stime of
  * the service process from /proc, so Linux only), rounds alternating 200 and 304.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -20,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { percentile } from './bench/load';
 import { serviceReady, startServer, stopAll, stopServer } from './bench/processes';
 import { API } from './bench/request-sets';
+import { benchDatabaseEnv } from './shared/bench-database';
 import { ensureBuilt, freePort } from './shared/process-tools';
 
 const ROOT = resolve(__dirname, '..');
@@ -39,21 +39,14 @@ async function main(): Promise<void> {
   });
   const events = Number(values.events);
   const databaseUrl = values['database-url'] ?? '';
-  const sqlitePath = values['sqlite-path'] ?? join(tmpdir(), `bench-conditional-${events}.sqlite`);
-  const dbEnv = databaseUrl
-    ? { DATABASE_URL: databaseUrl }
-    : { DATABASE_URL: '', SQLITE_PATH: sqlitePath };
-  if (!databaseUrl && !existsSync(sqlitePath)) {
-    log(`seeding ${events} events into ${sqlitePath}`);
-    execFileSync(
-      process.execPath,
-      [
-        ...['-r', 'ts-node/register/transpile-only', 'scripts/seed.ts'],
-        ...['--events', String(events), '--venues', '200', '--organizers', '200', '--seed', '7'],
-      ],
-      { cwd: ROOT, env: { ...process.env, ...dbEnv }, stdio: 'inherit' },
-    );
-  }
+  const { env: dbEnv, sqlitePath } = benchDatabaseEnv({
+    root: ROOT,
+    name: 'bench-conditional',
+    events,
+    databaseUrl,
+    sqlitePath: values['sqlite-path'],
+    log,
+  });
 
   const entry = ensureBuilt(ROOT, log);
   const port = await freePort();

@@ -15,8 +15,7 @@
  * server CPU per request of each mode, and each against off (all rounds, and
  * the median of each round's ratio).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +25,7 @@ import { aggregate, RunResult, runLoad } from './bench/load';
 import { sendRaw } from './bench/http';
 import { serviceReady, Server, startServer, stopAll } from './bench/processes';
 import { API } from './bench/request-sets';
+import { benchDatabaseEnv } from './shared/bench-database';
 import { ensureBuilt, freePort } from './shared/process-tools';
 
 const ROOT = resolve(__dirname, '..');
@@ -48,21 +48,14 @@ async function main(): Promise<void> {
   });
   const events = Number(values.events);
   const databaseUrl = values['database-url'] ?? '';
-  const sqlitePath = values['sqlite-path'] ?? join(tmpdir(), `bench-obs-${events}.sqlite`);
-  const dbEnv = databaseUrl
-    ? { DATABASE_URL: databaseUrl }
-    : { DATABASE_URL: '', SQLITE_PATH: sqlitePath };
-  if (!databaseUrl && !existsSync(sqlitePath)) {
-    log(`seeding ${events} events into ${sqlitePath}`);
-    execFileSync(
-      process.execPath,
-      [
-        ...['-r', 'ts-node/register/transpile-only', 'scripts/seed.ts'],
-        ...['--events', String(events), '--venues', '200', '--organizers', '200', '--seed', '7'],
-      ],
-      { cwd: ROOT, env: { ...process.env, ...dbEnv }, stdio: 'inherit' },
-    );
-  }
+  const { env: dbEnv, sqlitePath } = benchDatabaseEnv({
+    root: ROOT,
+    name: 'bench-obs',
+    events,
+    databaseUrl,
+    sqlitePath: values['sqlite-path'],
+    log,
+  });
 
   const collector = await startCollector();
   const entry = ensureBuilt(ROOT, log);
