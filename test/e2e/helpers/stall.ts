@@ -8,22 +8,25 @@ const JITTER_MS = 20;
  * collection, a starved CPU), since several short stalls delay an answer as
  * much as one long one. The service under test runs in this process, so its
  * timers are late by that much: a bound on its answer time holds give or take
- * that stall, which the slowest CI machines show (> 1 s).
+ * that stall, which the slowest CI machines show (> 1 s). Third: the longest
+ * single stall, the event-loop delay one piece of synchronous work caused.
  */
-export async function withStall<T>(work: () => Promise<T>): Promise<[T, number]> {
+export async function withStall<T>(work: () => Promise<T>): Promise<[T, number, number]> {
   let last = performance.now();
   let stalledMs = 0;
+  let longestMs = 0;
   const tick = () => {
     const now = performance.now();
     const late = now - last - TICK_MS;
     if (late > JITTER_MS) stalledMs += late;
+    longestMs = Math.max(longestMs, late);
     last = now;
   };
   const timer = setInterval(tick, TICK_MS);
   try {
     const result = await work();
     tick();
-    return [result, Math.round(stalledMs)];
+    return [result, Math.round(stalledMs), Math.round(longestMs)];
   } finally {
     clearInterval(timer);
   }

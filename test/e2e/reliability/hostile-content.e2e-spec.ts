@@ -70,7 +70,7 @@ describe('hostile content through every channel', () => {
   async function timed(
     request: string,
     send: () => PromiseLike<Response>,
-    tries = 3,
+    tries = 5,
   ): Promise<Response> {
     const figures = { request, ms: Infinity, cpuMs: Infinity };
     let response: Response | undefined;
@@ -88,7 +88,8 @@ describe('hostile content through every channel', () => {
     send: () => PromiseLike<Response>,
   ): Promise<[Response, { delay: number; cpu: number }]> {
     const cpuBefore = process.cpuUsage();
-    const [answer, delay] = await withStall(async () => send());
+    // The longest single stall: the event-loop delay of one synchronous piece of work.
+    const [answer, , delay] = await withStall(async () => send());
     const cpu = process.cpuUsage(cpuBefore);
     return [answer, { delay, cpu: Math.round((cpu.user + cpu.system) / 1000) }];
   }
