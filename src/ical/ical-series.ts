@@ -143,8 +143,38 @@ export function recurrenceLines(series: SeriesRow, extras: SeriesExtras): string
     form,
     [...added].filter((date) => !excluded.has(date)),
   );
-  text += dateListLine('EXDATE', series, form, [...excluded]);
+  text += dateListLine('EXDATE', series, form, givenOf(recurrence, series, [...excluded]));
   return text;
+}
+
+/**
+ * Of `dates`, those the rule gives (or the start): only they need an EXDATE.
+ * The stored lines keep the dates of deleted occurrences after a rule change,
+ * and ical.js then keeps an occurrence whose EXDATE follows such a date.
+ */
+function givenOf(recurrence: Recurrence, series: SeriesRow, dates: string[]): string[] {
+  if (dates.length === 0) return [];
+  // The rule's own dates: the excluded ones are what is asked about.
+  const given = datesOfRule({ ...recurrence, excluded: [] }, series, dates);
+  return given ? dates.filter((date) => given.has(date)) : dates;
+}
+
+/**
+ * The dates the rule gives up to the latest of `dates`, with the series'
+ * start; undefined when the rule cannot be walked that far (bounded walk).
+ */
+function datesOfRule(
+  recurrence: Recurrence,
+  series: SeriesRow,
+  dates: string[],
+): Set<string> | undefined {
+  const through = dates.reduce((a, b) => (a > b ? a : b));
+  try {
+    const given = new Set(occurrenceDates(recurrence, series, zoneOf(series), through));
+    return given.add(series.startLocal.slice(0, 10));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The rule's parts upper-cased, with UNTIL in the form that fits DTSTART. */
@@ -185,14 +215,7 @@ function untilValue(value: string, series: SeriesRow, form: TimeForm): string {
  */
 function missingFromRule(recurrence: Recurrence, series: SeriesRow, dates: string[]): string[] {
   if (dates.length === 0) return [];
-  const through = dates.reduce((a, b) => (a > b ? a : b));
-  let given: Set<string>;
-  try {
-    given = new Set(occurrenceDates(recurrence, series, zoneOf(series), through));
-  } catch {
-    given = new Set();
-  }
-  given.add(series.startLocal.slice(0, 10));
+  const given = datesOfRule(recurrence, series, dates) ?? new Set([series.startLocal.slice(0, 10)]);
   return dates.filter((date) => !given.has(date));
 }
 
