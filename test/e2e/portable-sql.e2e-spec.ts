@@ -14,6 +14,8 @@ const onMysql = process.env.TEST_ENGINE === 'mysql' ? describe.each : describe.s
 
 const SKIP_LOCKED = /SKIP LOCKED/i;
 const MULTI_TABLE_UPDATE = /^UPDATE change_state c, data_version d/i;
+/** The sender's claim of due deliveries (with SKIP LOCKED unless portable). */
+const CLAIM = /^SELECT id FROM webhook_deliveries WHERE .* ORDER BY next_attempt_ms LIMIT/is;
 
 onMysql([{ portableSql: true }, { portableSql: false }])(
   'SQL sent with DATABASE_PORTABLE_SQL=$portableSql',
@@ -95,6 +97,12 @@ onMysql([{ portableSql: true }, { portableSql: false }])(
       ]);
       expect(endpoint.body.id).toEqual(expect.any(Number));
 
+      // The sender's poll claims due deliveries every 500 ms: wait for one claim to be sent.
+      await eventually(
+        async () => sent.filter((sql) => CLAIM.test(sql)).length,
+        (claims) => claims >= 1,
+        15_000,
+      );
       const skipLocked = sent.filter((sql) => SKIP_LOCKED.test(sql));
       const multiTable = sent.filter((sql) => MULTI_TABLE_UPDATE.test(sql));
       if (portableSql) {
