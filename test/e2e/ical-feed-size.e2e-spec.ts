@@ -1,5 +1,5 @@
 import { dayAt, eventRequests } from './helpers/events';
-import { rawBody, readCalendar } from './helpers/ical';
+import { readCalendar, icsRequest } from './helpers/ical';
 import { API, createTestApp, TestApp, UserName } from './helpers/test-app';
 
 /*
@@ -20,10 +20,7 @@ afterAll(() => t.close());
 beforeEach(() => t.reset());
 
 function ics(path: string, user?: UserName, headers: Record<string, string> = {}) {
-  const req = t.http().get(`${API}${path}`).buffer(true).parse(rawBody);
-  if (user) req.set('Authorization', t.auth[user]);
-  for (const [name, value] of Object.entries(headers)) req.set(name, value);
-  return req;
+  return icsRequest(t, path, user, headers);
 }
 
 /** `count` published events, one a day from tomorrow, the first `jazz` of them in category Jazz. */

@@ -1,7 +1,7 @@
 import { DateTime, Settings } from 'luxon';
 import * as feedTag from '../../src/ical/ical-feed-tag';
 import { dayAt, eventRequests } from './helpers/events';
-import { rawBody, readCalendar } from './helpers/ical';
+import { readCalendar, icsRequest } from './helpers/ical';
 import { API, createTestApp, TestApp, UserName } from './helpers/test-app';
 
 /*
@@ -22,10 +22,7 @@ afterAll(() => t.close());
 beforeEach(() => t.reset());
 
 function ics(path: string, user?: UserName, headers: Record<string, string> = {}) {
-  const req = t.http().get(`${API}${path}`).buffer(true).parse(rawBody);
-  if (user) req.set('Authorization', t.auth[user]);
-  for (const [name, value] of Object.entries(headers)) req.set(name, value);
-  return req;
+  return icsRequest(t, path, user, headers);
 }
 
 /** An answer's ETag and its body as text (checked and parsed as a calendar). */

@@ -5,7 +5,7 @@ import { EventRecordsService } from '../../src/events/event-records.service';
 import { IcalService } from '../../src/ical/ical.service';
 import { apiUrl } from './helpers/content';
 import { dayAt, eventRequests } from './helpers/events';
-import { Calendar, rawBody, readCalendar, utcTime } from './helpers/ical';
+import { Calendar, readCalendar, utcTime, icsRequest } from './helpers/ical';
 import { API, createTestApp, errorBody, TestApp, UserName } from './helpers/test-app';
 
 /*
@@ -28,10 +28,7 @@ beforeEach(() => {
 });
 
 function ics(path: string, user?: UserName, headers: Record<string, string> = {}) {
-  const req = t.http().get(`${API}${path}`).buffer(true).parse(rawBody);
-  if (user) req.set('Authorization', t.auth[user]);
-  for (const [name, value] of Object.entries(headers)) req.set(name, value);
-  return req;
+  return icsRequest(t, path, user, headers);
 }
 
 async function calendar(path: string, user?: UserName): Promise<Calendar> {

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import ICAL from 'ical.js';
 import type { Response } from 'supertest';
+import { API, type TestApp, type UserName } from './test-app';
 
 /*
  * Reading the service's iCalendar answers the way a calendar app does: the
@@ -161,4 +162,17 @@ export function expandCalendar(res: Response, from: string, to: string): Shown[]
     }
   }
   return shown.sort((a, b) => a.start.localeCompare(b.start) || a.uid.localeCompare(b.uid));
+}
+
+/** A GET of an iCalendar route with its raw body, as `caller` with `headers`. */
+export function icsRequest(
+  t: TestApp,
+  path: string,
+  caller?: UserName,
+  headers: Record<string, string> = {},
+) {
+  const req = t.http().get(`${API}${path}`).buffer(true).parse(rawBody);
+  if (caller) req.set('Authorization', t.auth[caller]);
+  for (const [name, value] of Object.entries(headers)) req.set(name, value);
+  return req;
 }
