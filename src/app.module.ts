@@ -13,7 +13,6 @@ import { RequestTimeoutInterceptor } from './common/limits/request-timeout.inter
 import { CacheModule } from './common/cache/cache.module';
 import { WriteVersionInterceptor } from './common/cache/write-version.interceptor';
 import { ReadValidatorInterceptor } from './common/http/read-validator.interceptor';
-import { RecordTagInterceptor } from './common/http/tagged-record';
 import { appConfig } from './config/app.config';
 import { validateEnvironment } from './config/env.validation';
 import { DatabaseModule } from './database/database.module';
@@ -79,14 +78,13 @@ import { MetricsModule } from './metrics/metrics.module';
     // Idempotency-Key on POSTs (inside the time-out, so an answer that comes late is
     // still stored; outside the rest, so a replay does nothing else and carries the
     // stored ETag), the data version bump after a write that did not bump it in its own
-    // transaction (caches keyed by the version),
-    // and a write's ETag header (withTag). GET ETags and 304s: conditionalGet in app.setup.ts.
+    // transaction (caches keyed by the version). A write's ETag header is set by its
+    // controller (sendTagged). GET ETags and 304s: conditionalGet in app.setup.ts.
     { provide: APP_INTERCEPTOR, useClass: ListPageInterceptor },
     { provide: APP_INTERCEPTOR, useClass: RequestTimeoutInterceptor },
     { provide: APP_INTERCEPTOR, useClass: ReadValidatorInterceptor },
     { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
     { provide: APP_INTERCEPTOR, useClass: WriteVersionInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: RecordTagInterceptor },
   ],
 })
 export class AppModule {}

@@ -9,14 +9,17 @@ import {
   Post,
   Put,
   Query,
+  Res,
   UseInterceptors,
 } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ViewQueryDto } from '../common/dto/language-query.dto';
 import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
+import { sendTagged } from '../common/http/tagged-record';
 import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
 import { TermRecordDto } from '../terms/dto/term-record.dto';
 import { TermsService } from '../terms/terms.service';
@@ -44,8 +47,12 @@ export class CategoriesController {
   @ApiBearerAuth()
   @UseInterceptors(LocationInterceptor)
   @ApiOperation({ summary: 'Create an event category (author and up)' })
-  create(@Body() body: CreateCategoryDto, @Ctx() ctx: RequestContext) {
-    return this.terms.create(CATEGORIES, body, ctx);
+  async create(
+    @Body() body: CreateCategoryDto,
+    @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return sendTagged(res, await this.terms.create(CATEGORIES, body, ctx));
   }
 
   @Get(':id')
@@ -63,34 +70,37 @@ export class CategoriesController {
   @HttpCode(200)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an event category' })
-  updateByPost(
+  async updateByPost(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateCategoryDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.terms.update(CATEGORIES, id, body, ctx);
+    return sendTagged(res, await this.terms.update(CATEGORIES, id, body, ctx));
   }
 
   @Put(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an event category' })
-  updateByPut(
+  async updateByPut(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateCategoryDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.terms.update(CATEGORIES, id, body, ctx);
+    return sendTagged(res, await this.terms.update(CATEGORIES, id, body, ctx));
   }
 
   @Patch(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an event category' })
-  updateByPatch(
+  async updateByPatch(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateCategoryDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.terms.update(CATEGORIES, id, body, ctx);
+    return sendTagged(res, await this.terms.update(CATEGORIES, id, body, ctx));
   }
 
   @Delete(':id')

@@ -1,22 +1,21 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { OrganizersModule } from '../organizers/organizers.module';
 import { TermsModule } from '../terms/terms.module';
 import { VenuesModule } from '../venues/venues.module';
-import { ChangeTracker } from './change-tracker';
+import { WritesModule } from '../writes/writes.module';
 import { ChangesRetention } from './changes-retention.service';
 import { ChangesController } from './changes.controller';
 import { ChangesService } from './changes.service';
 
 /**
- * Change tracking inside every write transaction and the changes feed
- * (docs/api.md §12). Global: other modules subscribe to ChangeTracker.
+ * The changes feed (docs/api.md §12): its page reads, caches and retention.
+ * The changes themselves are numbered by the write hook in writes/.
  */
-@Global()
 @Module({
-  imports: [EventsModule, VenuesModule, OrganizersModule, TermsModule],
+  imports: [WritesModule, EventsModule, VenuesModule, OrganizersModule, TermsModule],
   controllers: [ChangesController],
-  providers: [ChangeTracker, ChangesService, ChangesRetention],
-  exports: [ChangeTracker, ChangesService],
+  providers: [ChangesService, ChangesRetention],
+  exports: [ChangesService],
 })
 export class ChangesModule {}

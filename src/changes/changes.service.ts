@@ -12,10 +12,15 @@ import { committedRead } from '../database/write-transaction';
 import { EventRecordsService, LinkedRecordCache } from '../events/event-records.service';
 import { EventsService } from '../events/events.service';
 import { CursorCodec } from './change-cursor';
-import { ChangeTracker, CommittedChange } from './change-tracker';
+import { ChangeTracker, CommittedChange } from '../writes/change-tracker';
 import { FeedEventCache } from './feed-event-cache';
 import { FeedReadAhead } from './feed-read-ahead';
-import { CHANGE_COLLECTIONS, ChangeCollection, ChangeKind, kindOfCollection } from './change-kinds';
+import {
+  CHANGE_COLLECTIONS,
+  ChangeCollection,
+  ChangeKind,
+  kindOfCollection,
+} from '../writes/change-kinds';
 import type { ChangeEntryDto, ChangesPageDto } from './dto/changes-page.dto';
 import { CHANGES_DEFAULT_PER_PAGE, ChangesQueryDto } from './dto/changes-query.dto';
 

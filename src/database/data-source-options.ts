@@ -4,7 +4,6 @@ import type { DataSourceOptions } from 'typeorm';
 import { ConfigurationError } from '../config/env.validation';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
-import { KeptRowsSubscriber } from './kept-rows';
 import { QueryObserver } from './query-observer';
 import { DatabaseLogger, QueryTimeoutSubscriber } from './query-timeout';
 import { loadSqliteDriver } from './sqlite-driver';
@@ -39,7 +38,7 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
     migrationsTransactionMode: 'each' as const,
     synchronize: false,
     logging: false,
-    subscribers: [KeptRowsSubscriber, QueryObserver],
+    subscribers: [QueryObserver],
   };
   const readUrls = settings.databaseReadUrls ?? [];
   if (settings.databaseUrl) {

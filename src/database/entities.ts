@@ -1,4 +1,4 @@
-import { Change } from '../changes/change.entity';
+import { Change } from '../writes/change.entity';
 import { DataVersion } from '../common/cache/data-version.entity';
 import { EventOrganizer } from '../events/entities/event-organizer.entity';
 import { EventTerm } from '../events/entities/event-term.entity';

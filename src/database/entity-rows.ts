@@ -47,6 +47,7 @@ const AS_IS_TYPES = new Set([
   'real',
 ]);
 
+// Not write state: a cache of each entity's row shape, derived from its fixed metadata.
 const shapes = new WeakMap<EntityMetadata, RowShape>();
 
 function shapeOf(manager: EntityManager, target: EntityTarget<ObjectLiteral>): RowShape {
@@ -80,6 +81,7 @@ interface PlainShape {
   converted: ColumnMetadata[];
 }
 
+// Not write state: a cache of select shapes, derived from fixed metadata.
 const plainShapes = new WeakMap<EntityMetadata, Map<string, PlainShape>>();
 
 function plainShapeOf(shape: RowShape, manager: EntityManager, properties: readonly string[]) {
@@ -160,6 +162,7 @@ interface TranslatedShape {
   select: string;
 }
 
+// Not write state: a cache of join shapes, derived from fixed metadata.
 const translatedShapes = new WeakMap<EntityMetadata, TranslatedShape>();
 
 function translatedShapeOf(

@@ -2,6 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { NextFunction, Request, Response } from 'express';
 import { DataSource, type ReplicationMode } from 'typeorm';
 
+// Not write state: where a request's reads go (replica or primary), set by Express middleware
+// and read by the data source, which TypeORM gives no per-call parameter for.
 const readTarget = new AsyncLocalStorage<ReplicationMode>();
 
 /**

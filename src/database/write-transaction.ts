@@ -2,33 +2,13 @@ import { DataSource, EntityManager } from 'typeorm';
 import { isRetryableConflict, isUniqueViolation } from '../common/errors/database-errors';
 
 const MAX_ATTEMPTS = 30;
+// Not write state: the SQLite connection's queue of transactions, one per data source.
 const sqliteQueues = new WeakMap<DataSource, Promise<unknown>>();
 
-/** Runs at the end of a write transaction, before COMMIT, on its manager. */
-export type BeforeCommit = (manager: EntityManager) => Promise<void>;
-const beforeCommitHooks = new WeakMap<DataSource, BeforeCommit[]>();
-const writeManagers = new WeakSet<EntityManager>();
-
 /**
- * Registers work that every write transaction of the data source does last
- * (the change tracking of src/changes), so no write path can forget it.
- */
-export function onBeforeCommit(dataSource: DataSource, hook: BeforeCommit): () => void {
-  beforeCommitHooks.set(dataSource, [...(beforeCommitHooks.get(dataSource) ?? []), hook]);
-  return () =>
-    beforeCommitHooks.set(
-      dataSource,
-      (beforeCommitHooks.get(dataSource) ?? []).filter((h) => h !== hook),
-    );
-}
-
-/** Whether the manager is the transaction of a running writeTransaction. */
-export function isWriteTransaction(manager: EntityManager): boolean {
-  return writeManagers.has(manager);
-}
-
-/**
- * Every multi-row write runs through here, as one transaction:
+ * Every multi-row write runs through here, as one transaction (writes that
+ * record changes or belong to an HTTP request through Writes.run, which adds
+ * the commit pipeline to each attempt):
  * - retried when a concurrent write took the same unique key first (a slug,
  *   a term name) or MySQL reports a deadlock/lock timeout: never a 500;
  * - on the embedded SQLite database, which TypeORM drives over a single
@@ -57,12 +37,7 @@ function runTransaction<R>(
   work: (manager: EntityManager) => Promise<R>,
   readCommitted: boolean,
 ): Promise<R> {
-  const run = async (manager: EntityManager) => {
-    writeManagers.add(manager);
-    const result = await work(manager);
-    for (const hook of beforeCommitHooks.get(dataSource) ?? []) await hook(manager);
-    return result;
-  };
+  const run = (manager: EntityManager) => work(manager);
   const transaction = () => dataSource.transaction(run);
   if (dataSource.options.type !== 'better-sqlite3') {
     // READ COMMITTED on MySQL/MariaDB: locking reads take no gap locks (a queue's claims).

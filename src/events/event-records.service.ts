@@ -8,7 +8,7 @@ import type { RequestContext } from '../common/http/request-context';
 import { VersionedCacheService } from '../common/cache/versioned-cache.service';
 import { appConfig } from '../config/app.config';
 import { plainRowsWhereIn } from '../database/entity-rows';
-import { KeptRows } from '../database/kept-rows';
+import { KeptRows } from '../writes/write-unit';
 import type { Organizer } from '../organizers/entities/organizer.entity';
 import type { OrganizerRecord } from '../organizers/organizer.mapper';
 import { OrganizersService } from '../organizers/organizers.service';
@@ -48,10 +48,10 @@ export interface EventRows {
 
 /**
  * The rows of the event a write read last for its answer's ETag
- * (EventsService.readRecord), kept for the rest of its transaction while it
- * writes nothing more: its change messages render the webhook record from them.
+ * (EventsService.readRecord), kept in its WriteUnit as its last read: its
+ * change messages render the webhook record from them.
  */
-export const WRITTEN_EVENT_ROWS = new KeptRows<EventRows>();
+export const WRITTEN_EVENT_ROWS = new KeptRows<EventRows>('written event rows');
 
 /** The linked records events embed, and the test of whether the caller may see one. */
 export interface LinkedRecords {

@@ -9,13 +9,16 @@ import {
   Post,
   Put,
   Query,
+  Res,
   UseInterceptors,
 } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
+import { sendTagged } from '../common/http/tagged-record';
 import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
 import { CreateEventDto } from './dto/create-event.dto';
 import { DeleteEventQueryDto, ReadEventQueryDto } from './dto/event-query.dto';
@@ -44,8 +47,12 @@ export class EventsController {
   @ApiBearerAuth()
   @UseInterceptors(LocationInterceptor)
   @ApiOperation({ summary: 'Create an event' })
-  create(@Body() body: CreateEventDto, @Ctx() ctx: RequestContext) {
-    return this.events.create(body, ctx);
+  async create(
+    @Body() body: CreateEventDto,
+    @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return sendTagged(res, await this.events.create(body, ctx));
   }
 
   @Get('by-slug/:slug')
@@ -63,45 +70,49 @@ export class EventsController {
   @HttpCode(200)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an event by slug' })
-  updateBySlugByPost(
+  async updateBySlugByPost(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateEventDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.events.update({ slug }, body, ctx);
+    return sendTagged(res, await this.events.update({ slug }, body, ctx));
   }
 
   @Put('by-slug/:slug')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an event by slug' })
-  updateBySlugByPut(
+  async updateBySlugByPut(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateEventDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.events.update({ slug }, body, ctx);
+    return sendTagged(res, await this.events.update({ slug }, body, ctx));
   }
 
   @Patch('by-slug/:slug')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an event by slug' })
-  updateBySlugByPatch(
+  async updateBySlugByPatch(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateEventDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.events.update({ slug }, body, ctx);
+    return sendTagged(res, await this.events.update({ slug }, body, ctx));
   }
 
   @Delete('by-slug/:slug')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Trash an event by slug, or delete it for good with force=true' })
-  removeBySlug(
+  async removeBySlug(
     @Param('slug', SlugParamPipe) slug: string,
     @Query() query: DeleteEventQueryDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.events.remove({ slug }, query.force, ctx);
+    return sendTagged(res, await this.events.remove({ slug }, query.force, ctx));
   }
 
   @Get(':id')
@@ -119,44 +130,48 @@ export class EventsController {
   @HttpCode(200)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an event' })
-  updateByPost(
+  async updateByPost(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateEventDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.events.update({ id }, body, ctx);
+    return sendTagged(res, await this.events.update({ id }, body, ctx));
   }
 
   @Put(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an event' })
-  updateByPut(
+  async updateByPut(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateEventDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.events.update({ id }, body, ctx);
+    return sendTagged(res, await this.events.update({ id }, body, ctx));
   }
 
   @Patch(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an event' })
-  updateByPatch(
+  async updateByPatch(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateEventDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.events.update({ id }, body, ctx);
+    return sendTagged(res, await this.events.update({ id }, body, ctx));
   }
 
   @Delete(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Trash an event, or delete it for good with force=true' })
-  remove(
+  async remove(
     @Param('id', IdParamPipe) id: number,
     @Query() query: DeleteEventQueryDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.events.remove({ id }, query.force, ctx);
+    return sendTagged(res, await this.events.remove({ id }, query.force, ctx));
   }
 }

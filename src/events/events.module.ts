@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WritesModule } from '../writes/writes.module';
 import { OrganizersModule } from '../organizers/organizers.module';
 import { TermsModule } from '../terms/terms.module';
 import { VenuesModule } from '../venues/venues.module';
@@ -9,7 +10,7 @@ import { RecurrenceService } from './recurrence/recurrence.service';
 
 /** Events, embedding and linking the venues, organizers and terms of their modules. */
 @Module({
-  imports: [TermsModule, VenuesModule, OrganizersModule],
+  imports: [WritesModule, TermsModule, VenuesModule, OrganizersModule],
   controllers: [EventsController],
   providers: [EventsService, EventRecordsService, RecurrenceService],
   exports: [EventsService, EventRecordsService],

@@ -3,17 +3,17 @@ import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
-import { recordChanges } from '../changes/change-tracker';
 import { CountCacheService } from '../common/cache/count-cache.service';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
-import { withTag } from '../common/http/tagged-record';
+import type { Tagged } from '../common/http/tagged-record';
 import { assertPrecondition, writeAnswer } from '../common/http/write-precondition';
 import { assertPageExists, ListPage, pageWindow } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
 import { insertRow } from '../database/entity-rows';
-import { writeTransaction } from '../database/write-transaction';
+import type { WriteUnit } from '../writes/write-unit';
+import { Writes } from '../writes/writes.service';
 import { OrganizersService } from '../organizers/organizers.service';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import {
@@ -78,6 +78,7 @@ export class EventsService {
     private readonly counts: CountCacheService,
     private readonly records: EventRecordsService,
     private readonly recurrence: RecurrenceService,
+    private readonly writes: Writes,
   ) {
     this.passwordKey = passwordKey(config.auth.jwtSecret);
     this.writeSettings = { siteZone: config.siteTimezone, passwordKey: this.passwordKey };
@@ -228,15 +229,16 @@ export class EventsService {
   }
 
   /** Create: the event, its texts, links and any inline venue, organizers or terms in one transaction. */
-  async create(input: CreateEventDto, ctx: RequestContext): Promise<EventRecord> {
+  async create(input: CreateEventDto, ctx: RequestContext): Promise<Tagged<EventRecord>> {
     assertCanCreate(ctx.user);
     const columns = {
       ...eventColumns(input, undefined, this.writeSettings),
       ...postColumns(input, ctx, this.config.siteTimezone, true),
     };
     const recurrence = this.recurrence.columnOf(input.recurrence, columns.timezone as string);
-    const { answer, etag } = await writeTransaction(this.dataSource, async (manager) => {
-      const links = await this.resolveLinks(manager, input, ctx);
+    return this.writes.run(ctx.write, async (unit) => {
+      const { manager } = unit;
+      const links = await this.resolveLinks(unit, input, ctx);
       await lockTermsForCount(manager, [...(links.categoryIds ?? []), ...(links.tagIds ?? [])]);
       const parentId = await this.resolveParent(manager, input.post_parent, undefined);
       const event = {
@@ -250,7 +252,7 @@ export class EventsService {
       await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await writeEventLinks(manager, event.id, links, true);
       await adjustTermCounts(
-        manager,
+        unit,
         [],
         countedTermsOfNewEvent(columns.status, [
           ...(links.categoryIds ?? []),
@@ -260,12 +262,11 @@ export class EventsService {
       );
       if (recurrence) {
         await manager.update(Event, event.id, { recurrence });
-        await this.recurrence.afterSeriesWrite(manager, event.id, false);
+        await this.recurrence.afterSeriesWrite(unit, event.id, false);
       }
-      recordChanges(manager, [{ kind: 'event', id: event.id, action: 'created' }]);
-      return this.written(manager, event.id, ctx, linkRowsOfNewEvent(event.id, links));
+      unit.record([{ kind: 'event', id: event.id, action: 'created' }]);
+      return this.written(unit, event.id, ctx, linkRowsOfNewEvent(event.id, links));
     });
-    return withTag(answer, etag);
   }
 
   /**
@@ -273,18 +274,23 @@ export class EventsService {
    * failing part leaves the event as it was. Fields left out keep their
    * values; sending `status` restores a trashed event.
    */
-  async update(ref: PostRef, input: UpdateEventDto, ctx: RequestContext): Promise<EventRecord> {
+  async update(
+    ref: PostRef,
+    input: UpdateEventDto,
+    ctx: RequestContext,
+  ): Promise<Tagged<EventRecord>> {
     const current = await findPostOrFail(this.dataSource.manager, EVENTS, ref, ctx.language);
     assertCanEdit(ctx.user, current);
     const post = postColumns(input, ctx, this.config.siteTimezone, false);
-    const { answer, etag } = await writeTransaction(this.dataSource, async (manager) => {
+    return this.writes.run(ctx.write, async (unit) => {
+      const { manager } = unit;
       await lockEventRow(manager, current.id);
-      await assertPrecondition(ctx.precondition, () => this.readRecord(manager, current.id, ctx));
+      await assertPrecondition(ctx.precondition, () => this.readRecord(unit, current.id, ctx));
       // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
       const event = await findPostOrFail(manager, EVENTS, { id: current.id }, ctx.language);
       const counted = await countedTermsOf(manager, event.id);
       const columns = { ...eventColumns(input, event, this.writeSettings), ...post };
-      const links = await this.resolveLinks(manager, input, ctx);
+      const links = await this.resolveLinks(unit, input, ctx);
       await lockTermsForCount(manager, [
         ...counted,
         ...(links.categoryIds ?? []),
@@ -303,18 +309,17 @@ export class EventsService {
       await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await manager.update(Event, event.id, { ...columns, revision: () => 'revision + 1' });
       await writeEventLinks(manager, event.id, links);
-      await adjustTermCounts(manager, counted, await countedTermsOf(manager, event.id));
+      await adjustTermCounts(unit, counted, await countedTermsOf(manager, event.id));
       if (isOccurrence) await this.recurrence.occurrenceChanged(manager, event.seriesId as number);
       const restored = event.status === 'trash' && !!columns.status && columns.status !== 'trash';
-      if (isOccurrence && restored) await this.recurrence.restoreOccurrence(manager, event);
+      if (isOccurrence && restored) await this.recurrence.restoreOccurrence(unit, event);
       if (!isOccurrence && (event.recurrence !== null || recurrence)) {
-        await this.recurrence.afterSeriesWrite(manager, event.id, event.recurrence !== null);
-        if (restored) await this.recurrence.restoreOccurrences(manager, event.id);
+        await this.recurrence.afterSeriesWrite(unit, event.id, event.recurrence !== null);
+        if (restored) await this.recurrence.restoreOccurrences(unit, event.id);
       }
-      recordChanges(manager, [{ kind: 'event', id: event.id, action: 'updated' }]);
-      return this.written(manager, event.id, ctx);
+      unit.record([{ kind: 'event', id: event.id, action: 'updated' }]);
+      return this.written(unit, event.id, ctx);
     });
-    return withTag(answer, etag);
   }
 
   /**
@@ -325,44 +330,43 @@ export class EventsService {
     ref: PostRef,
     force: boolean | undefined,
     ctx: RequestContext,
-  ): Promise<EventRecord> {
+  ): Promise<Tagged<EventRecord>> {
     const event = await findPostOrFail(this.dataSource.manager, EVENTS, ref, ctx.language);
     assertCanEdit(ctx.user, event);
     if (force && !AccessPolicy.canForceDelete(ctx.user)) throw ApiError.forbidden();
     if (!force && event.status === 'trash') throw new ApiError('event-is-in-trash');
     if (!force) {
-      const { answer, etag } = await writeTransaction(this.dataSource, async (manager) => {
+      return this.writes.run(ctx.write, async (unit) => {
+        const { manager } = unit;
         await lockEventRow(manager, event.id);
-        await assertPrecondition(ctx.precondition, () => this.readRecord(manager, event.id, ctx));
+        await assertPrecondition(ctx.precondition, () => this.readRecord(unit, event.id, ctx));
         const counted = await countedTermsOf(manager, event.id);
         await manager.update(Event, event.id, {
           status: 'trash',
           modifiedAt: nowEpoch(),
           revision: () => 'revision + 1',
         });
-        await adjustTermCounts(manager, counted, []);
-        await this.removeFromSeries(manager, event);
-        recordChanges(manager, [
-          { kind: 'event', id: event.id, action: 'deleted', permanent: false },
-        ]);
-        return this.written(manager, event.id, ctx);
+        await adjustTermCounts(unit, counted, []);
+        await this.removeFromSeries(unit, event);
+        unit.record([{ kind: 'event', id: event.id, action: 'deleted', permanent: false }]);
+        return this.written(unit, event.id, ctx);
       });
-      return withTag(answer, etag);
     }
     const [record] = await this.records.map([event], ctx, () => ({}));
-    await writeTransaction(this.dataSource, async (manager) => {
+    await this.writes.run(ctx.write, async (unit) => {
+      const { manager } = unit;
       await lockEventRow(manager, event.id);
-      await assertPrecondition(ctx.precondition, () => this.readRecord(manager, event.id, ctx));
+      await assertPrecondition(ctx.precondition, () => this.readRecord(unit, event.id, ctx));
       const counted = await countedTermsOf(manager, event.id);
-      await this.removeFromSeries(manager, event, true);
+      await this.removeFromSeries(unit, event, true);
       // Its child events lose their `post_parent`.
       const children = await manager.find(Event, {
         where: { parentId: event.id },
         select: { id: true },
       });
       await deleteEvent(manager, event.id);
-      await adjustTermCounts(manager, counted, []);
-      recordChanges(manager, [
+      await adjustTermCounts(unit, counted, []);
+      unit.record([
         ...children.map((child) => ({
           kind: 'event' as const,
           id: child.id,
@@ -372,7 +376,7 @@ export class EventsService {
       ]);
     });
     // Gone for good: no GET of it has an ETag any more.
-    return record;
+    return { record };
   }
 
   /** The list filters of `/events`, checked (400 naming the parameter) and resolved to IDs. */
@@ -415,15 +419,15 @@ export class EventsService {
    * occurrences with it; one occurrence becomes an EXDATE of its series (and,
    * trashed, stays as a detached occurrence until restored or deleted).
    */
-  private async removeFromSeries(manager: EntityManager, event: Event, force = false) {
+  private async removeFromSeries(unit: WriteUnit, event: Event, force = false) {
     if (event.seriesId === null) return;
     if (event.seriesId !== event.id) {
       return force
-        ? this.recurrence.excludeOccurrence(manager, event)
-        : this.recurrence.trashOccurrence(manager, event);
+        ? this.recurrence.excludeOccurrence(unit, event)
+        : this.recurrence.trashOccurrence(unit, event);
     }
-    if (force) return this.recurrence.deleteAllOccurrences(manager, event.id);
-    return this.recurrence.trashOccurrences(manager, event.id);
+    if (force) return this.recurrence.deleteAllOccurrences(unit, event.id);
+    return this.recurrence.trashOccurrences(unit, event.id);
   }
 
   /**
@@ -453,19 +457,14 @@ export class EventsService {
 
   /** Venue, organizers, categories and tags, in the body's order, inside the write's transaction. */
   private async resolveLinks(
-    manager: EntityManager,
+    unit: WriteUnit,
     input: UpdateEventDto,
     ctx: RequestContext,
   ): Promise<LinkChanges> {
-    const venueId = await this.venues.resolveForEvent(manager, input.venue, ctx);
-    const organizerIds = await this.organizers.resolveForEvent(manager, input.organizer, ctx);
-    const categoryIds = await this.terms.resolveForEvent(
-      manager,
-      CATEGORIES,
-      input.categories,
-      ctx,
-    );
-    const tagIds = await this.terms.resolveForEvent(manager, TAGS, input.tags, ctx);
+    const venueId = await this.venues.resolveForEvent(unit, input.venue, ctx);
+    const organizerIds = await this.organizers.resolveForEvent(unit, input.organizer, ctx);
+    const categoryIds = await this.terms.resolveForEvent(unit, CATEGORIES, input.categories, ctx);
+    const tagIds = await this.terms.resolveForEvent(unit, TAGS, input.tags, ctx);
     return { venueId, organizerIds, categoryIds, tagIds };
   }
 
@@ -485,18 +484,18 @@ export class EventsService {
 
   /**
    * The event as a GET by ID without `password` and `context` shows it to the
-   * caller, read on `manager` (a write's transaction): what its ETag hashes.
+   * caller, read in the write's transaction: what its ETag hashes.
    */
   private async readRecord(
-    manager: EntityManager,
+    unit: WriteUnit,
     id: number,
     ctx: RequestContext,
     links?: EventLinkRows,
   ): Promise<EventRecord> {
-    const rows = await this.records.loadRows(manager, [id], links);
+    const rows = await this.records.loadRows(unit.manager, [id], links);
     if (!rows.events.get(id)?.translations.length) throw new ApiError(EVENTS.notFound);
-    // Its change messages render the webhook record from these rows while nothing is written since.
-    WRITTEN_EVENT_ROWS.keep(manager, rows);
+    // Its change messages render the webhook record from these rows unless a change is recorded since.
+    unit.keep(WRITTEN_EVENT_ROWS, rows);
     const [record] = this.records.mapRows(rows, ctx, () => ({
       withJsonLd: true,
       withTranslations: false,
@@ -510,12 +509,13 @@ export class EventsService {
    * all (it created them).
    */
   private async written(
-    manager: EntityManager,
+    unit: WriteUnit,
     id: number,
     ctx: RequestContext,
     links?: EventLinkRows,
-  ): Promise<{ answer: EventRecord; etag: string }> {
-    return writeAnswer(await this.readRecord(manager, id, ctx, links));
+  ): Promise<Tagged<EventRecord>> {
+    const { answer, etag } = writeAnswer(await this.readRecord(unit, id, ctx, links));
+    return { record: answer, etag };
   }
 }
 

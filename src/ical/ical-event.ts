@@ -296,6 +296,7 @@ function offsetSeconds(local: string, utc: string): number {
  * A venue's and an organizer's lines depend only on their record (records are
  * not changed once mapped): written once per record, not once per event.
  */
+// Not write state: memos of immutable mapped records' iCalendar lines.
 const venueText = new WeakMap<VenueRecord, string>();
 const organizerText = new WeakMap<OrganizerRecord, string>();
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { Change } from '../changes/change.entity';
-import type { ChangeKind } from '../changes/change-kinds';
+import { Change } from '../writes/change.entity';
+import type { ChangeKind } from '../writes/change-kinds';
 import { EventTerm } from '../events/entities/event-term.entity';
 import { Event } from '../events/entities/event.entity';
 import { EventListFilters, eventListQuery } from '../events/event-list-query';

@@ -15,11 +15,12 @@ import {
   ChangeKind,
   ChangeCollection,
   kindOfCollection,
-} from '../changes/change-kinds';
+} from '../writes/change-kinds';
 import { ChangesService } from '../changes/changes.service';
 import { ApiError } from '../common/errors/api-error';
 import { renderError } from '../common/errors/api-exception.filter';
 import { ContextualRequest, requestContextOf } from '../common/http/request-context';
+import { writeRequestOf } from '../common/http/write-request';
 import { appConfig } from '../config/app.config';
 import { requestLanguage } from '../i18n/language.middleware';
 import { canonicalJson, isValidIdempotencyKey, sha256 } from './fingerprint';
@@ -105,6 +106,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     secrets: readonly string[],
   ): Promise<unknown> {
     let result: unknown;
+    // The handler's write transactions commit the key with them (RequestContext.write.claim).
+    writeRequestOf(req).claim = claim;
     try {
       result = await this.store.run(claim, () =>
         lastValueFrom(next.handle(), { defaultValue: undefined }),

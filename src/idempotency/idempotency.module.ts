@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ChangesModule } from '../changes/changes.module';
+import { WritesModule } from '../writes/writes.module';
 import { EventsModule } from '../events/events.module';
 import { OrganizersModule } from '../organizers/organizers.module';
 import { TermsModule } from '../terms/terms.module';
@@ -10,11 +12,11 @@ import { ReadTags } from './read-tags';
 
 /**
  * Idempotent POSTs (docs/api.md §13). The interceptor is registered globally in
- * AppModule; ChangesModule (global) gives the change listener and the records
+ * AppModule; WritesModule takes the change listener, ChangesModule gives the records
  * of lost answers; the five kinds' services give their ETags (ReadTags).
  */
 @Module({
-  imports: [EventsModule, VenuesModule, OrganizersModule, TermsModule],
+  imports: [WritesModule, ChangesModule, EventsModule, VenuesModule, OrganizersModule, TermsModule],
   providers: [IdempotencyStore, IdempotencyRetention, IdempotencyInterceptor, ReadTags],
   exports: [IdempotencyStore, IdempotencyRetention, IdempotencyInterceptor],
 })

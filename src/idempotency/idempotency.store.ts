@@ -1,34 +1,24 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { ChangeListener, ChangeTracker, TrackedChange } from '../changes/change-tracker';
-import { ChangeKind } from '../changes/change-kinds';
-import { ApiError } from '../common/errors/api-error';
+import { DataSource } from 'typeorm';
+import { ChangeListener, ChangeTracker, TrackedChange } from '../writes/change-tracker';
+import type { WriteUnit } from '../writes/write-unit';
+import { ChangeKind } from '../writes/change-kinds';
 import { nowEpoch } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
-import { onBeforeCommit, writeTransaction } from '../database/write-transaction';
+import { writeTransaction } from '../database/write-transaction';
+import { Claim } from './idempotency-claim';
 import { IdempotencyKey } from './idempotency-key.entity';
+
+export { Claim } from './idempotency-claim';
 
 /** A stored answer: status, the headers that matter, the JSON body (text). */
 export interface StoredAnswer {
   status: number;
   headers: Record<string, string>;
   body: string | null;
-}
-
-/** The key of one request, held while its handler runs. */
-export interface Claim {
-  id: string;
-  token: string;
-  /** The route's success status: 201 means the answer is a created record. */
-  successStatus: number;
-  /** The kind of record the route writes (from its path), if any. */
-  kind?: ChangeKind;
-  /** False once the handler is done: later writes in this async context are not this request's. */
-  active: boolean;
 }
 
 export type Begin =
@@ -48,17 +38,17 @@ export interface BeginInput {
   kind?: ChangeKind;
 }
 
-const claims = new AsyncLocalStorage<Claim>();
-
 /**
  * The idempotency keys of docs/api.md §13 in the database (table
  * `idempotency_keys`), so every instance sees the same claims.
  *
  * Why a write and its key commit together: the key row is claimed (`running`)
- * in a short transaction of its own; the request's handler then runs with the
- * claim in an AsyncLocalStorage, and every write transaction it makes turns
- * the row to `committed`, with the kind and ID of the record it wrote, as its
- * last statements before COMMIT (onBeforeCommit and a change listener). The
+ * in a short transaction of its own (these transactions belong to no request);
+ * the request's handler then runs with the claim attached to its request
+ * (RequestContext.write), and every write transaction it makes turns the row
+ * to `committed`, with the kind and ID of the record it wrote, as its last
+ * statements before the numbering (Claim.markCommitted in the commit pipeline,
+ * and this change listener). The
  * answer itself is rendered after the transaction (the services read the
  * record back once it is committed) and stored right after; if it is lost in
  * between (the process dies, the COMMIT's reply never arrives), the row still
@@ -67,7 +57,7 @@ const claims = new AsyncLocalStorage<Claim>();
  */
 @Injectable()
 export class IdempotencyStore implements OnModuleInit, OnModuleDestroy, ChangeListener {
-  private unregister?: () => void;
+  private unsubscribe?: () => void;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -76,12 +66,11 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy, ChangeLi
   ) {}
 
   onModuleInit(): void {
-    this.unregister = onBeforeCommit(this.dataSource, (manager) => this.markCommitted(manager));
-    this.tracker.subscribe(this);
+    this.unsubscribe = this.tracker.subscribe(this);
   }
 
   onModuleDestroy(): void {
-    this.unregister?.();
+    this.unsubscribe?.();
   }
 
   /**
@@ -99,13 +88,12 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy, ChangeLi
       const repo = manager.getRepository(IdempotencyKey);
       const row = await repo.findOne({ where: { id: input.id } });
       const now = Date.now();
-      const claim: Claim = {
-        id: input.id,
-        token: randomBytes(16).toString('hex'),
-        successStatus: input.successStatus,
-        kind: input.kind,
-        active: true,
-      };
+      const claim = new Claim(
+        input.id,
+        randomBytes(16).toString('hex'),
+        input.successStatus,
+        input.kind,
+      );
       const fresh = (): IdempotencyKey => ({
         id: input.id,
         caller: input.caller,
@@ -160,10 +148,13 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy, ChangeLi
     });
   }
 
-  /** Runs the handler with the claim, so its write transactions commit the key with them. */
+  /**
+   * Runs the handler, which hands the claim (attached to its request) to its
+   * write transactions; once it is done, later writes are no longer the claim's.
+   */
   async run<T>(claim: Claim, work: () => Promise<T>): Promise<T> {
     try {
-      return await claims.run(claim, work);
+      return await work();
     } finally {
       claim.active = false;
     }
@@ -215,32 +206,17 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy, ChangeLi
     return ids.length;
   }
 
-  /** Before COMMIT of a write made under a claim: the key says the write committed. */
-  private async markCommitted(manager: EntityManager): Promise<void> {
-    const claim = claims.getStore();
-    if (!claim?.active) return;
-    // lease_until + 1 always changes the row, so `affected` counts the rows matched on both engines.
-    const result = await manager
-      .createQueryBuilder()
-      .update(IdempotencyKey)
-      .set({ state: 'committed', leaseUntil: () => 'lease_until + 1' })
-      .where('id = :id AND token = :token', { id: claim.id, token: claim.token })
-      .execute();
-    // Another request took the key over (this one outlived its lease): this write must not commit.
-    if (!result.affected) throw new ApiError('rest_idempotency_key_in_use');
-  }
-
   /** Change listener: the record the write made or changed, to render a lost answer. */
-  async onChanges(manager: EntityManager, changes: readonly TrackedChange[]): Promise<void> {
-    const claim = claims.getStore();
-    if (!claim?.active || !claim.kind) return;
+  async onChanges(unit: WriteUnit, changes: readonly TrackedChange[]): Promise<void> {
+    const claim = unit.request?.claim;
+    if (!(claim instanceof Claim) || !claim.active || !claim.kind) return;
     const ofKind = changes.filter((change) => change.kind === claim.kind && !change.via);
     const change =
       claim.successStatus === 201
         ? ofKind.find((c) => c.action === 'created')
         : ofKind.find((c) => c.action !== 'deleted');
     if (!change) return;
-    await manager
+    await unit.manager
       .createQueryBuilder()
       .update(IdempotencyKey)
       .set({ answerKind: change.kind, answerId: change.id })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ChangeKind } from '../changes/change-kinds';
+import type { ChangeKind } from '../writes/change-kinds';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { bodyTag } from '../common/http/write-precondition';

@@ -9,8 +9,10 @@ import {
   Post,
   Put,
   Query,
+  Res,
   UseInterceptors,
 } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DeleteQueryDto } from '../posts/dto/post-query.dto';
 import { ViewQueryDto } from '../common/dto/language-query.dto';
@@ -18,6 +20,7 @@ import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
+import { sendTagged } from '../common/http/tagged-record';
 import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
 import { OrganizerRecordDto } from './dto/organizer-record.dto';
 import { CreateOrganizerDto } from './dto/create-organizer.dto';
@@ -45,8 +48,12 @@ export class OrganizersController {
   @ApiBearerAuth()
   @UseInterceptors(LocationInterceptor)
   @ApiOperation({ summary: 'Create an organizer' })
-  create(@Body() body: CreateOrganizerDto, @Ctx() ctx: RequestContext) {
-    return this.organizers.create(body, ctx);
+  async create(
+    @Body() body: CreateOrganizerDto,
+    @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return sendTagged(res, await this.organizers.create(body, ctx));
   }
 
   @Get('by-slug/:slug')
@@ -64,45 +71,49 @@ export class OrganizersController {
   @HttpCode(200)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an organizer by slug' })
-  updateBySlugByPost(
+  async updateBySlugByPost(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateOrganizerDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.organizers.update({ slug }, body, ctx);
+    return sendTagged(res, await this.organizers.update({ slug }, body, ctx));
   }
 
   @Put('by-slug/:slug')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an organizer by slug' })
-  updateBySlugByPut(
+  async updateBySlugByPut(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateOrganizerDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.organizers.update({ slug }, body, ctx);
+    return sendTagged(res, await this.organizers.update({ slug }, body, ctx));
   }
 
   @Patch('by-slug/:slug')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an organizer by slug' })
-  updateBySlugByPatch(
+  async updateBySlugByPatch(
     @Param('slug', SlugParamPipe) slug: string,
     @Body() body: UpdateOrganizerDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.organizers.update({ slug }, body, ctx);
+    return sendTagged(res, await this.organizers.update({ slug }, body, ctx));
   }
 
   @Delete('by-slug/:slug')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Trash an organizer by slug, or delete it for good with force=true' })
-  removeBySlug(
+  async removeBySlug(
     @Param('slug', SlugParamPipe) slug: string,
     @Query() query: DeleteQueryDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.organizers.remove({ slug }, query.force, ctx);
+    return sendTagged(res, await this.organizers.remove({ slug }, query.force, ctx));
   }
 
   @Get(':id')
@@ -120,44 +131,48 @@ export class OrganizersController {
   @HttpCode(200)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an organizer' })
-  updateByPost(
+  async updateByPost(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateOrganizerDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.organizers.update({ id }, body, ctx);
+    return sendTagged(res, await this.organizers.update({ id }, body, ctx));
   }
 
   @Put(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an organizer' })
-  updateByPut(
+  async updateByPut(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateOrganizerDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.organizers.update({ id }, body, ctx);
+    return sendTagged(res, await this.organizers.update({ id }, body, ctx));
   }
 
   @Patch(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an organizer' })
-  updateByPatch(
+  async updateByPatch(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateOrganizerDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.organizers.update({ id }, body, ctx);
+    return sendTagged(res, await this.organizers.update({ id }, body, ctx));
   }
 
   @Delete(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Trash an organizer, or delete it for good with force=true' })
-  remove(
+  async remove(
     @Param('id', IdParamPipe) id: number,
     @Query() query: DeleteQueryDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.organizers.remove({ id }, query.force, ctx);
+    return sendTagged(res, await this.organizers.remove({ id }, query.force, ctx));
   }
 }

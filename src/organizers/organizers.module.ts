@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
+import { WritesModule } from '../writes/writes.module';
 import { OrganizersController } from './organizers.controller';
 import { OrganizersService } from './organizers.service';
 
 /** Organizers; exports the service for the events module (records and the `organizer` input). */
 @Module({
+  imports: [WritesModule],
   controllers: [OrganizersController],
   providers: [OrganizersService],
   exports: [OrganizersService],

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { MAX_LIST_ITEMS } from '../common/validation/decorators';
@@ -17,6 +17,8 @@ import { UpdateOrganizerDto } from './dto/update-organizer.dto';
 import { OrganizerTranslation } from './entities/organizer-translation.entity';
 import { Organizer } from './entities/organizer.entity';
 import { mapOrganizer, OrganizerRecord } from './organizer.mapper';
+import type { WriteUnit } from '../writes/write-unit';
+import { Writes } from '../writes/writes.service';
 
 /** Organizers as a content kind; events list them in `event_organizers`. */
 const ORGANIZERS: ContentKind<
@@ -73,8 +75,9 @@ export class OrganizersService extends ContentService<
   constructor(
     @InjectDataSource() dataSource: DataSource,
     @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
+    writes: Writes,
   ) {
-    super(dataSource, config, ORGANIZERS);
+    super(dataSource, config, ORGANIZERS, writes);
   }
 
   /**
@@ -85,7 +88,7 @@ export class OrganizersService extends ContentService<
    * duplicates. An unknown or trashed ID → 400 `organizer`.
    */
   async resolveForEvent(
-    manager: EntityManager,
+    unit: WriteUnit,
     input: unknown,
     ctx: RequestContext,
   ): Promise<number[] | undefined> {
@@ -98,9 +101,9 @@ export class OrganizersService extends ContentService<
     for (const item of items) {
       const ref = parseReference(item, 'organizer');
       if (typeof ref === 'number') referenced.push(ref);
-      ids.push(typeof ref === 'number' ? ref : await this.resolveInline(manager, ref, ctx));
+      ids.push(typeof ref === 'number' ? ref : await this.resolveInline(unit, ref, ctx));
     }
-    await this.assertUsable(manager, [...new Set(referenced)]);
+    await this.assertUsable(unit.manager, [...new Set(referenced)]);
     return [...new Set(ids)];
   }
 }

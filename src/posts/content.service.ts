@@ -4,17 +4,17 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { AccessPolicy } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
-import { withTag } from '../common/http/tagged-record';
+import type { Tagged } from '../common/http/tagged-record';
 import { assertPrecondition, bodyTag, writeAnswer } from '../common/http/write-precondition';
 import { keptOrLoaded } from '../database/kept-rows';
 import { lockRow } from '../database/row-lock';
 import { ListPage } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
 import type { appConfig } from '../config/app.config';
-import { recordChanges } from '../changes/change-tracker';
-import { linkedEventChanges, visibilityMoves } from '../changes/linked-records';
+import { linkedEventChanges, visibilityMoves } from '../writes/linked-records';
 import { insertRow } from '../database/entity-rows';
-import { writeTransaction } from '../database/write-transaction';
+import type { WriteUnit } from '../writes/write-unit';
+import type { Writes } from '../writes/writes.service';
 import type { ContentEntity, ContentKind, ContentTranslation, ContentWrite } from './content-kind';
 import { findContentPage } from './content-list';
 import type { ContentMapOptions } from './content-record';
@@ -39,6 +39,7 @@ export abstract class ContentService<
     protected readonly dataSource: DataSource,
     protected readonly config: ConfigType<typeof appConfig>,
     protected readonly kind: ContentKind<E, T, R, D>,
+    protected readonly writes: Writes,
   ) {}
 
   async list(query: ContentListQueryDto, ctx: RequestContext): Promise<ListPage<R>> {
@@ -70,20 +71,19 @@ export abstract class ContentService<
     return this.kind.map(item, this.mapOptions(ctx, { withJsonLd: true, withTranslations: edit }));
   }
 
-  async create(input: D, ctx: RequestContext): Promise<R> {
+  async create(input: D, ctx: RequestContext): Promise<Tagged<R>> {
     assertCanCreate(ctx.user);
     const write = this.kind.write(input);
-    const { answer, etag } = await writeTransaction(this.dataSource, async (manager) =>
-      this.written(manager, await this.insert(manager, write, ctx), ctx),
+    return this.writes.run(ctx.write, async (unit) =>
+      this.written(unit.manager, await this.insert(unit, write, ctx), ctx),
     );
-    return withTag(answer, etag);
   }
 
   /**
    * Partial update (POST, PUT and PATCH alike). Sending `status` restores a
    * trashed record; sending a translated field in a new language adds it.
    */
-  async update(ref: PostRef, input: D, ctx: RequestContext): Promise<R> {
+  async update(ref: PostRef, input: D, ctx: RequestContext): Promise<Tagged<R>> {
     const write = this.kind.write(input);
     const current = await findPostOrFail(this.dataSource.manager, this.kind, ref, ctx.language);
     assertCanEdit(ctx.user, current);
@@ -91,7 +91,8 @@ export abstract class ContentService<
       ...write.columns,
       ...postColumns(write.post, ctx, this.config.siteTimezone, false),
     } as QueryDeepPartialEntity<E>;
-    const { answer, etag } = await writeTransaction(this.dataSource, async (manager) => {
+    return this.writes.run(ctx.write, async (unit) => {
+      const { manager } = unit;
       await lockRow(manager, this.kind.entity, current.id);
       await assertPrecondition(ctx.precondition, () => this.readRecord(manager, current.id, ctx));
       // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
@@ -100,13 +101,12 @@ export abstract class ContentService<
       await manager.update(this.kind.entity, item.id, columns);
       await this.kind.touchEvents(manager, item.id, nowEpoch());
       const kind = this.kind.titleWire;
-      recordChanges(manager, [{ kind, id: item.id, action: 'updated' }]);
+      unit.record([{ kind, id: item.id, action: 'updated' }]);
       // Events embed the record only for callers who may see it: announce them when that moves.
       if (visibilityMoves(item, columns as { status?: string; authorId?: number }))
-        recordChanges(manager, await linkedEventChanges(manager, kind, item.id, { via: true }));
+        unit.record(await linkedEventChanges(manager, kind, item.id, { via: true }));
       return this.written(manager, item.id, ctx);
     });
-    return withTag(answer, etag);
   }
 
   /**
@@ -114,17 +114,18 @@ export abstract class ContentService<
    * (editors+), delete for good. Either way the record leaves its events, in
    * the same transaction.
    */
-  async remove(ref: PostRef, force: boolean | undefined, ctx: RequestContext): Promise<R> {
+  async remove(ref: PostRef, force: boolean | undefined, ctx: RequestContext): Promise<Tagged<R>> {
     const { kind } = this;
     const item = await findPostOrFail(this.dataSource.manager, kind, ref, ctx.language);
     assertCanEdit(ctx.user, item);
     if (force && !AccessPolicy.canForceDelete(ctx.user)) throw ApiError.forbidden();
     if (!force && item.status === 'trash') throw new ApiError(kind.errors.inTrash);
     const now = nowEpoch();
-    const etag = await writeTransaction(this.dataSource, async (manager) => {
+    const etag = await this.writes.run(ctx.write, async (unit) => {
+      const { manager } = unit;
       await lockRow(manager, kind.entity, item.id);
       await assertPrecondition(ctx.precondition, () => this.readRecord(manager, item.id, ctx));
-      recordChanges(manager, [
+      unit.record([
         ...(await linkedEventChanges(manager, kind.titleWire, item.id)),
         { kind: kind.titleWire, id: item.id, action: 'deleted', permanent: Boolean(force) },
       ]);
@@ -140,7 +141,7 @@ export abstract class ContentService<
       return bodyTag(await this.readRecord(manager, item.id, ctx));
     });
     if (!force) Object.assign(item, { status: 'trash', modifiedAt: now });
-    return withTag(kind.map(item, this.mapOptions(ctx, {})), etag);
+    return { record: kind.map(item, this.mapOptions(ctx, {})), etag };
   }
 
   /** Records for embedding in events, in ctx.language with fallback: no JSON-LD, no translations; one query. */
@@ -167,8 +168,8 @@ export abstract class ContentService<
    * Records as their single read with `context=edit` shows them to a caller
    * who may edit them (JSON-LD and `translations`), trashed ones included,
    * read through `manager` (a write's transaction: its uncommitted state).
-   * `rows`: the write's own rows of them, read since its last change (see
-   * KeptRows); the records they hold are not read again.
+   * `rows`: the write's own rows of them, kept in its unit (see
+   * WriteUnit.keep); the records they hold are not read again.
    */
   async editRecords(
     manager: EntityManager,
@@ -188,16 +189,16 @@ export abstract class ContentService<
    * Invalid fields are 400 `<kind>.<field>`.
    */
   protected async resolveInline(
-    manager: EntityManager,
+    unit: WriteUnit,
     value: Record<string, unknown>,
     ctx: RequestContext,
   ): Promise<number> {
     const dto = await validateInline(this.kind.inline.dto, value, this.kind.titleWire);
     const write = this.kind.write(dto);
-    const existing = await findReusable(manager, this.kind, write);
+    const existing = await findReusable(unit.manager, this.kind, write);
     if (existing !== undefined) return existing;
     assertCanCreate(ctx.user);
-    return this.insert(manager, write, ctx);
+    return this.insert(unit, write, ctx);
   }
 
   /** Throws 400 `<kind>: notFound` unless every ID names a record that is not trashed. */
@@ -211,10 +212,11 @@ export abstract class ContentService<
 
   /** Inserts a record and its first translation (in the request's language); returns its ID. */
   private async insert(
-    manager: EntityManager,
+    unit: WriteUnit,
     write: ContentWrite<E>,
     ctx: RequestContext,
   ): Promise<number> {
+    const { manager } = unit;
     const columns = {
       ...write.columns,
       ...postColumns(write.post, ctx, this.config.siteTimezone, true),
@@ -224,7 +226,7 @@ export abstract class ContentService<
       translations: [] as T[],
     };
     await writePostTexts(manager, this.kind, item, write.texts, ctx.language);
-    recordChanges(manager, [{ kind: this.kind.titleWire, id: item.id, action: 'created' }]);
+    unit.record([{ kind: this.kind.titleWire, id: item.id, action: 'created' }]);
     return item.id;
   }
 
@@ -242,8 +244,11 @@ export abstract class ContentService<
     manager: EntityManager,
     id: number,
     ctx: RequestContext,
-  ): Promise<{ answer: R; etag: string }> {
-    return writeAnswer((await this.readRecord(manager, id, ctx)) as R & { json_ld?: unknown });
+  ): Promise<Tagged<R>> {
+    const { answer, etag } = writeAnswer(
+      (await this.readRecord(manager, id, ctx)) as R & { json_ld?: unknown },
+    );
+    return { record: answer, etag };
   }
 
   private mapOptions(

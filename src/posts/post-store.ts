@@ -115,6 +115,7 @@ export async function findPostId<E extends PostEntity<T>, T extends PostTranslat
   return row ? Number(row.owner) : 0;
 }
 
+// Not write state: a cache of SQL text per entity, derived from its fixed metadata.
 const slugLookups = new WeakMap<object, { select: string; slug: string; lang: string }>();
 
 /** `SELECT <owner> AS owner, language FROM <translations>` and the columns to filter on, per table. */

@@ -9,14 +9,17 @@ import {
   Post,
   Put,
   Query,
+  Res,
   UseInterceptors,
 } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ViewQueryDto } from '../common/dto/language-query.dto';
 import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
+import { sendTagged } from '../common/http/tagged-record';
 import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
 import { TermRecordDto } from '../terms/dto/term-record.dto';
 import { TermsService } from '../terms/terms.service';
@@ -44,8 +47,12 @@ export class TagsController {
   @ApiBearerAuth()
   @UseInterceptors(LocationInterceptor)
   @ApiOperation({ summary: 'Create an event tag (editor and up)' })
-  create(@Body() body: CreateTermDto, @Ctx() ctx: RequestContext) {
-    return this.terms.create(TAGS, body, ctx);
+  async create(
+    @Body() body: CreateTermDto,
+    @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return sendTagged(res, await this.terms.create(TAGS, body, ctx));
   }
 
   @Get(':id')
@@ -63,34 +70,37 @@ export class TagsController {
   @HttpCode(200)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an event tag' })
-  updateByPost(
+  async updateByPost(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateTermDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.terms.update(TAGS, id, body, ctx);
+    return sendTagged(res, await this.terms.update(TAGS, id, body, ctx));
   }
 
   @Put(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an event tag' })
-  updateByPut(
+  async updateByPut(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateTermDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.terms.update(TAGS, id, body, ctx);
+    return sendTagged(res, await this.terms.update(TAGS, id, body, ctx));
   }
 
   @Patch(':id')
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Update an event tag' })
-  updateByPatch(
+  async updateByPatch(
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateTermDto,
     @Ctx() ctx: RequestContext,
+    @Res({ passthrough: true }) res: Response,
   ) {
-    return this.terms.update(TAGS, id, body, ctx);
+    return sendTagged(res, await this.terms.update(TAGS, id, body, ctx));
   }
 
   @Delete(':id')

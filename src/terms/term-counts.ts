@@ -1,6 +1,6 @@
 import { EntityManager, In } from 'typeorm';
-import { termKind } from '../changes/change-kinds';
-import { recordChanges } from '../changes/change-tracker';
+import { termKind } from '../writes/change-kinds';
+import type { WriteUnit } from '../writes/write-unit';
 import { EventTerm } from '../events/entities/event-term.entity';
 import { Event } from '../events/entities/event.entity';
 import { Term } from './entities/term.entity';
@@ -86,11 +86,12 @@ export async function lockTermsForCount(manager: EntityManager, termIds: number[
  * taxonomies are read unless `taxonomies` (term ID → taxonomy) names them all.
  */
 export async function adjustTermCounts(
-  manager: EntityManager,
+  unit: WriteUnit,
   before: number[],
   after: number[],
   taxonomies?: ReadonlyMap<number, string>,
 ): Promise<void> {
+  const { manager } = unit;
   const delta = new Map<number, number>();
   for (const id of before) delta.set(id, (delta.get(id) ?? 0) - 1);
   for (const id of after) delta.set(id, (delta.get(id) ?? 0) + 1);
@@ -106,8 +107,7 @@ export async function adjustTermCounts(
           select: { id: true, taxonomy: true },
           order: { id: 'ASC' },
         });
-    recordChanges(
-      manager,
+    unit.record(
       terms.map((term) => ({ kind: termKind(term.taxonomy), id: term.id, action: 'updated' })),
     );
   }

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
-import { termKind } from '../changes/change-kinds';
-import { recordChanges } from '../changes/change-tracker';
+import { termKind } from '../writes/change-kinds';
+import type { WriteUnit } from '../writes/write-unit';
 import { ApiError } from '../common/errors/api-error';
 import { isUniqueViolation } from '../common/errors/database-errors';
 import type { RequestContext } from '../common/http/request-context';
@@ -32,8 +32,8 @@ export class TermLinksService {
 
   /**
    * Term records by ID with their counts, in one query (events embed these).
-   * `rows`: the write's own rows of them, read since its last change (see
-   * KeptRows); the terms they hold are not read again.
+   * `rows`: the write's own rows of them, kept in its unit (see
+   * WriteUnit.keep); the terms they hold are not read again.
    */
   async recordsByIds(
     ids: number[],
@@ -69,7 +69,7 @@ export class TermLinksService {
    * Runs inside the event write's transaction.
    */
   async resolveForEvent(
-    manager: EntityManager,
+    unit: WriteUnit,
     info: TaxonomyInfo,
     input: unknown,
     ctx: RequestContext,
@@ -86,7 +86,7 @@ export class TermLinksService {
     if (known.length > 0) {
       const found = known.includes(undefined)
         ? 0
-        : await manager.count(Term, {
+        : await unit.manager.count(Term, {
             where: { id: In(known as number[]), taxonomy: info.taxonomy },
           });
       if (found !== known.length) throw ApiError.invalid(info.collection, 'notFound');
@@ -97,7 +97,7 @@ export class TermLinksService {
       ids.push(
         /^\d+$/.test(text)
           ? (parseId(text) as number)
-          : await this.findOrCreateByName(manager, info, text, ctx),
+          : await this.findOrCreateByName(unit, info, text, ctx),
       );
     }
     return [...new Set(ids)];
@@ -133,11 +133,12 @@ export class TermLinksService {
 
   /** A term named (or slugged) `text` in any language, else a new one in the request's language. */
   private async findOrCreateByName(
-    manager: EntityManager,
+    unit: WriteUnit,
     info: TaxonomyInfo,
     text: string,
     ctx: RequestContext,
   ): Promise<number> {
+    const { manager } = unit;
     const name = text.trim();
     const existing = await manager
       .createQueryBuilder(TermTranslation, 's')
@@ -160,7 +161,7 @@ export class TermLinksService {
       try {
         const id = await insertTerm(manager, info, { language: ctx.language, name, parentId: 0 });
         if (runner) await runner.query(`RELEASE SAVEPOINT ${savepoint}`);
-        recordChanges(manager, [{ kind: termKind(info.taxonomy), id, action: 'created' }]);
+        unit.record([{ kind: termKind(info.taxonomy), id, action: 'created' }]);
         return id;
       } catch (error) {
         // A deadlock rolls the whole transaction (savepoints included) back: then rethrow

@@ -4,15 +4,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
-import { withTag } from '../common/http/tagged-record';
+import type { Tagged } from '../common/http/tagged-record';
 import { assertPrecondition, bodyTag } from '../common/http/write-precondition';
 import { lockRow } from '../database/row-lock';
 import { ListPage, pageWindow } from '../common/pagination/list-page';
 import { appConfig } from '../config/app.config';
-import { termKind } from '../changes/change-kinds';
-import { recordChanges } from '../changes/change-tracker';
-import { linkedEventChanges } from '../changes/linked-records';
-import { writeTransaction } from '../database/write-transaction';
+import { termKind } from '../writes/change-kinds';
+import { linkedEventChanges } from '../writes/linked-records';
+import { Writes } from '../writes/writes.service';
 import { Event } from '../events/entities/event.entity';
 import { EventTerm } from '../events/entities/event-term.entity';
 import { assertVisibleFilter, editContext } from '../posts/post-access';
@@ -50,6 +49,7 @@ export class TermsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+    private readonly writes: Writes,
   ) {}
 
   async list(
@@ -87,12 +87,17 @@ export class TermsService {
     return this.map(info, term, ctx, withTranslations);
   }
 
-  async create(info: TaxonomyInfo, input: TermInput, ctx: RequestContext): Promise<TermRecord> {
+  async create(
+    info: TaxonomyInfo,
+    input: TermInput,
+    ctx: RequestContext,
+  ): Promise<Tagged<TermRecord>> {
     assertCanManage(info, ctx.user);
     const parentId = await this.resolveParent(info, input.parent, undefined);
     const name = (input.name as string).trim();
     // The answer is what its ETag hashes, read in the transaction (not again after COMMIT).
-    const record = await writeTransaction(this.dataSource, async (manager) => {
+    const record = await this.writes.run(ctx.write, async (unit) => {
+      const { manager } = unit;
       await assertNameFree(manager, info, ctx.language, parentId, name, undefined);
       const created = await insertTerm(manager, info, {
         language: ctx.language,
@@ -101,10 +106,10 @@ export class TermsService {
         description: input.description,
         slug: input.slug,
       });
-      recordChanges(manager, [{ kind: termKind(info.taxonomy), id: created, action: 'created' }]);
+      unit.record([{ kind: termKind(info.taxonomy), id: created, action: 'created' }]);
       return this.readRecord(manager, info, created, ctx);
     });
-    return withTag(record, bodyTag(record));
+    return { record, etag: bodyTag(record) };
   }
 
   async update(
@@ -112,14 +117,15 @@ export class TermsService {
     id: number,
     input: TermInput,
     ctx: RequestContext,
-  ): Promise<TermRecord> {
+  ): Promise<Tagged<TermRecord>> {
     const current = await this.findOrFail(info, id);
     assertCanManage(info, ctx.user);
     const parentId =
       input.parent === undefined
         ? current.parentId
         : await this.resolveParent(info, input.parent, id);
-    const record = await writeTransaction(this.dataSource, async (manager) => {
+    const record = await this.writes.run(ctx.write, async (unit) => {
+      const { manager } = unit;
       await lockRow(manager, Term, id);
       await assertPrecondition(ctx.precondition, () => this.readRecord(manager, info, id, ctx));
       const term = (await manager.findOne(Term, {
@@ -165,10 +171,10 @@ export class TermsService {
       for (const t of term.translations) t.parentId = parentId;
       await manager.save(Term, term);
       await manager.save(TermTranslation, term.translations);
-      recordChanges(manager, [{ kind: termKind(info.taxonomy), id, action: 'updated' }]);
+      unit.record([{ kind: termKind(info.taxonomy), id, action: 'updated' }]);
       return this.readRecord(manager, info, id, ctx);
     });
-    return withTag(record, bodyTag(record));
+    return { record, etag: bodyTag(record) };
   }
 
   /** Permanent delete; answers the term as it was. Children of a category lose their parent. */
@@ -176,7 +182,8 @@ export class TermsService {
     const term = await this.findOrFail(info, id);
     assertCanManage(info, ctx.user);
     const record = this.map(info, term, ctx, false);
-    await writeTransaction(this.dataSource, async (manager) => {
+    await this.writes.run(ctx.write, async (unit) => {
+      const { manager } = unit;
       await lockRow(manager, Term, id);
       await assertPrecondition(ctx.precondition, () => this.readRecord(manager, info, id, ctx));
       // Unparented children must not clash with top-level namesakes (the unique name index).
@@ -186,7 +193,7 @@ export class TermsService {
       for (const child of children)
         await assertNameFree(manager, info, child.language, 0, child.name, child.termId);
       const kind = termKind(info.taxonomy);
-      recordChanges(manager, [
+      unit.record([
         ...[...new Set(children.map((child) => child.termId))].map((childId) => ({
           kind,
           id: childId,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { appConfig } from '../config/app.config';
 import { Event } from '../events/entities/event.entity';
 import { touchEventsOfVenue } from '../events/linked-record-touch';
@@ -14,6 +14,8 @@ import { UpdateVenueDto } from './dto/update-venue.dto';
 import { VenueTranslation } from './entities/venue-translation.entity';
 import { Venue } from './entities/venue.entity';
 import { mapVenue, VenueRecord } from './venue.mapper';
+import type { WriteUnit } from '../writes/write-unit';
+import { Writes } from '../writes/writes.service';
 
 /** Venues as a content kind; events point at them with `events.venue_id`. */
 const VENUES: ContentKind<Venue, VenueTranslation, VenueRecord, UpdateVenueDto> = {
@@ -70,8 +72,9 @@ export class VenuesService extends ContentService<
   constructor(
     @InjectDataSource() dataSource: DataSource,
     @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
+    writes: Writes,
   ) {
-    super(dataSource, config, VENUES);
+    super(dataSource, config, VENUES, writes);
   }
 
   /**
@@ -82,15 +85,15 @@ export class VenuesService extends ContentService<
    * may not create venues).
    */
   async resolveForEvent(
-    manager: EntityManager,
+    unit: WriteUnit,
     input: unknown,
     ctx: RequestContext,
   ): Promise<number | null | undefined> {
     if (input === undefined) return undefined;
     if (isUnlinkValue(input)) return null;
     const ref = parseReference(input, 'venue');
-    if (typeof ref !== 'number') return this.resolveInline(manager, ref, ctx);
-    await this.assertUsable(manager, [ref]);
+    if (typeof ref !== 'number') return this.resolveInline(unit, ref, ctx);
+    await this.assertUsable(unit.manager, [ref]);
     return ref;
   }
 }

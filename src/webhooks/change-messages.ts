@@ -1,8 +1,8 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { EntityManager } from 'typeorm';
-import type { ChangeKind } from '../changes/change-kinds';
-import { ChangeListener, ChangeTracker, TrackedChange } from '../changes/change-tracker';
+import type { ChangeKind } from '../writes/change-kinds';
+import { ChangeListener, ChangeTracker, TrackedChange } from '../writes/change-tracker';
+import type { WriteUnit } from '../writes/write-unit';
 import type { RequestContext } from '../common/http/request-context';
 import { appConfig } from '../config/app.config';
 import { WRITTEN_EVENT_ROWS } from '../events/event-records.service';
@@ -27,7 +27,7 @@ export function messageType(change: TrackedChange): string {
  * transaction, before it commits. The `record` is read through the
  * transaction (its uncommitted state) as an administrator's `context=edit`
  * read in DEFAULT_LANGUAGE shows it, from the rows the write itself read
- * last where it kept them (WRITTEN_EVENT_ROWS). Nothing is read when no
+ * last where it kept them in its unit (WRITTEN_EVENT_ROWS). Nothing is read when no
  * enabled endpoint subscribes to the write's types.
  *
  * Changes recorded only because an embedded record changed who may see it
@@ -35,8 +35,9 @@ export function messageType(change: TrackedChange): string {
  * administrator's view of the event did not change (docs/decisions.md).
  */
 @Injectable()
-export class ChangeMessages implements ChangeListener, OnModuleInit {
+export class ChangeMessages implements ChangeListener, OnModuleInit, OnModuleDestroy {
   private readonly reader: RequestContext;
+  private unsubscribe?: () => void;
 
   constructor(
     private readonly tracker: ChangeTracker,
@@ -56,10 +57,15 @@ export class ChangeMessages implements ChangeListener, OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.tracker.subscribe(this);
+    this.unsubscribe = this.tracker.subscribe(this);
   }
 
-  async onChanges(manager: EntityManager, changes: readonly TrackedChange[]): Promise<void> {
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  async onChanges(unit: WriteUnit, changes: readonly TrackedChange[]): Promise<void> {
+    const { manager } = unit;
     const direct = changes.filter((change) => !change.via);
     if (direct.length === 0) return;
     const endpoints = await this.outbox.subscribers(manager, [...new Set(direct.map(messageType))]);
@@ -68,7 +74,7 @@ export class ChangeMessages implements ChangeListener, OnModuleInit {
       endpoints.some((endpoint) => subscribes(endpoint.events, messageType(change))),
     );
     const records = await this.records(
-      manager,
+      unit,
       wanted.filter((change) => !(change.action === 'deleted' && change.permanent)),
     );
     const messages = wanted.map((change): OutgoingMessage => {
@@ -83,14 +89,15 @@ export class ChangeMessages implements ChangeListener, OnModuleInit {
         },
       };
     });
-    await this.outbox.store(manager, messages, endpoints);
+    await this.outbox.store(unit, messages, endpoints);
   }
 
   /** The records of the changes, per kind, a few queries per batch of BATCH. */
   private async records(
-    manager: EntityManager,
+    unit: WriteUnit,
     changes: TrackedChange[],
   ): Promise<Map<ChangeKind, Map<number, unknown>>> {
+    const { manager } = unit;
     const ids = (kinds: ChangeKind[]) =>
       changes.filter((change) => kinds.includes(change.kind)).map((change) => change.id);
     const read = async <R>(
@@ -105,9 +112,9 @@ export class ChangeMessages implements ChangeListener, OnModuleInit {
     };
     const ctx = this.reader;
     // The rows the write read last for its answer (an event with what it links to), unless it
-    // wrote since: its records are rendered from them, not read again. Valid throughout, as
-    // this only reads (KeptRows).
-    const kept = WRITTEN_EVENT_ROWS.get(manager);
+    // recorded a change since: its records are rendered from them, not read again. Valid
+    // throughout, as this only reads (WriteUnit.keep).
+    const kept = unit.keptRows(WRITTEN_EVENT_ROWS);
     // One after another: they share the transaction's connection.
     const events = await read(ids(['event']), (b) =>
       this.events.editRecords(manager, b, ctx, kept),

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { insertedId } from '../database/entity-rows';
+import type { WriteUnit } from '../writes/write-unit';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { subscribes } from './message-types';
 import { ClaimedRow, WebhookSender } from './webhook-sender.service';
@@ -83,11 +84,12 @@ export class WebhookOutbox {
    * messages' `webhook-id`s.
    */
   async store(
-    manager: EntityManager,
+    unit: WriteUnit,
     messages: OutgoingMessage[],
     to: Subscriber[],
     forced = false,
   ): Promise<string[]> {
+    const { manager } = unit;
     const now = Date.now();
     const timestamp = new Date(now).toISOString();
     const stored = messages.map(({ type, data }) => ({
@@ -104,10 +106,10 @@ export class WebhookOutbox {
       // A single-row INSERT gives back the row's ID: this process's sender takes it at commit.
       const [row] = rows;
       const id = insertedId(await insertDeliveries(manager, rows, forced, now));
-      this.sender.takeAfterCommit(manager, [handed(id, row, forced)]);
+      this.sender.takeAfterCommit(unit, [handed(id, row, forced)]);
     } else if (rows.length > 1) {
       for (const chunk of chunks(rows)) await insertDeliveries(manager, chunk, forced, now);
-      await this.handOver(manager, stored, rows, forced);
+      await this.handOver(unit, stored, rows, forced);
     }
     return stored.map((message) => message.webhookId);
   }
@@ -121,13 +123,13 @@ export class WebhookOutbox {
    * Otherwise the sender looks for them after COMMIT.
    */
   private async handOver(
-    manager: EntityManager,
+    unit: WriteUnit,
     messages: StoredMessage[],
     rows: DeliveryRow[],
     forced: boolean,
   ): Promise<void> {
-    if (!this.sender.sends || rows.length > HAND_OVER_MAX)
-      return this.sender.wakeAfterCommit(manager);
+    if (!this.sender.sends || rows.length > HAND_OVER_MAX) return this.sender.wakeAfterCommit(unit);
+    const { manager } = unit;
     const ids: Array<{ id: number | string; endpoint_id: number | string; webhook_id: string }> =
       await manager.query(
         'SELECT id, endpoint_id, webhook_id FROM webhook_deliveries ' +
@@ -136,7 +138,7 @@ export class WebhookOutbox {
       );
     const rowOf = new Map(rows.map((row) => [`${row.endpoint.id} ${row.message.webhookId}`, row]));
     this.sender.takeAfterCommit(
-      manager,
+      unit,
       ids.map((found) =>
         handed(
           Number(found.id),
@@ -149,12 +151,12 @@ export class WebhookOutbox {
 
   /** Queues one message to one endpoint, whatever it subscribes to and even if disabled. */
   async storeForced(
-    manager: EntityManager,
+    unit: WriteUnit,
     message: OutgoingMessage,
     to: Subscriber,
   ): Promise<WebhookDelivery> {
-    const [webhookId] = await this.store(manager, [message], [to], true);
-    return manager.findOneByOrFail(WebhookDelivery, { webhookId });
+    const [webhookId] = await this.store(unit, [message], [to], true);
+    return unit.manager.findOneByOrFail(WebhookDelivery, { webhookId });
   }
 }
 

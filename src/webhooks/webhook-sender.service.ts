@@ -11,16 +11,10 @@ import { AsyncResource } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import {
-  DataSource,
-  EntityManager,
-  EntitySubscriberInterface,
-  QueryRunner,
-  TransactionCommitEvent,
-  TransactionRollbackEvent,
-} from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { appConfig } from '../config/app.config';
 import { writeTransaction } from '../database/write-transaction';
+import type { WriteUnit } from '../writes/write-unit';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { AttemptResult, postMessage } from './webhook-transport';
@@ -77,9 +71,7 @@ export interface ClaimedRow {
  * dies leaves its rows leased; the lease expires and another sends them again.
  */
 @Injectable()
-export class WebhookSender
-  implements OnApplicationBootstrap, BeforeApplicationShutdown, EntitySubscriberInterface
-{
+export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   /** Names this process's claims. */
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -91,11 +83,6 @@ export class WebhookSender
   /** Per endpoint: messages being posted, and attempts waiting for a free connection. */
   private readonly posting = new Map<number, number>();
   private readonly waiting = new Map<number, Array<() => void>>();
-  /**
-   * Transactions that stored messages: at commit the sender takes the
-   * deliveries it was handed, and looks for the others (`wake`).
-   */
-  private readonly committing = new WeakMap<QueryRunner, { take: ClaimedRow[]; wake: boolean }>();
   private readonly outcomes: Array<
     Outcome & { resolve: () => void; reject: (error: unknown) => void }
   > = [];
@@ -123,17 +110,15 @@ export class WebhookSender
   /**
    * The async context the sender was made in. Its timers and its takes after
    * a COMMIT run there, not in the request whose write woke it: they are no
-   * part of that request, so its transactions must not count as the request's
-   * (its idempotency claim, its data version bumps).
+   * part of that request (its trace, its read routing). Its transactions pass
+   * no WriteRequest, so they never count as a request's.
    */
   private readonly ownContext = new AsyncResource('WebhookSender');
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
-  ) {
-    dataSource.subscribers.push(this);
-  }
+  ) {}
 
   onApplicationBootstrap(): void {
     if (!this.config.webhooks.worker) return;
@@ -165,18 +150,16 @@ export class WebhookSender
   }
 
   /** Called inside a transaction that stored messages: look for their deliveries after COMMIT. */
-  wakeAfterCommit(manager: EntityManager): void {
-    if (manager.queryRunner) this.pending(manager.queryRunner).wake = true;
-    else this.wake();
+  wakeAfterCommit(unit: WriteUnit): void {
+    unit.afterCommit(() => this.wake());
   }
 
   /**
    * Called inside a transaction that stored these deliveries (their rows as
    * written): after COMMIT this sender takes them as they are (`take`).
    */
-  takeAfterCommit(manager: EntityManager, deliveries: ClaimedRow[]): void {
-    if (manager.queryRunner) this.pending(manager.queryRunner).take.push(...deliveries);
-    else this.startTake(deliveries);
+  takeAfterCommit(unit: WriteUnit, deliveries: ClaimedRow[]): void {
+    unit.afterCommit(() => this.startTake(deliveries));
   }
 
   /** `take` never rejects: it logs and leaves the deliveries to the poll. */
@@ -184,24 +167,6 @@ export class WebhookSender
     const taking = this.ownContext.runInAsyncScope(() => this.take(deliveries));
     this.taking.add(taking);
     void taking.finally(() => this.taking.delete(taking));
-  }
-
-  private pending(runner: QueryRunner): { take: ClaimedRow[]; wake: boolean } {
-    let work = this.committing.get(runner);
-    if (!work) this.committing.set(runner, (work = { take: [], wake: false }));
-    return work;
-  }
-
-  afterTransactionCommit(event: TransactionCommitEvent): void {
-    const work = this.committing.get(event.queryRunner);
-    if (!work) return;
-    this.committing.delete(event.queryRunner);
-    if (work.wake) this.wake();
-    if (work.take.length > 0) this.startTake(work.take);
-  }
-
-  afterTransactionRollback(event: TransactionRollbackEvent): void {
-    this.committing.delete(event.queryRunner);
   }
 
   /** Look for work now (new messages, a manual retry). */

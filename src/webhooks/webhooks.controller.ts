@@ -22,6 +22,7 @@ import {
 import type { Response } from 'express';
 import { IdParamPipe } from '../common/http/id-param.pipe';
 import { Ctx, RequestContext } from '../common/http/request-context';
+import { Write, type WriteRequest } from '../common/http/write-request';
 import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
 import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 import { SecretAnswerFields } from '../idempotency/secret-fields';
@@ -64,7 +65,7 @@ export class WebhooksController {
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const created = await this.webhooks.create(body);
+    const created = await this.webhooks.create(body, ctx.write);
     res.setHeader('Location', `${ctx.apiUrl}/webhooks/${created.id}`);
     return created;
   }
@@ -79,15 +80,19 @@ export class WebhooksController {
   @Patch(':id')
   @ApiOkResponse({ type: WebhookRecordDto })
   @ApiOperation({ summary: 'Change a webhook endpoint (administrators)' })
-  update(@Param('id', IdParamPipe) id: number, @Body() body: UpdateWebhookDto) {
-    return this.webhooks.update(id, body);
+  update(
+    @Param('id', IdParamPipe) id: number,
+    @Body() body: UpdateWebhookDto,
+    @Write() write: WriteRequest,
+  ) {
+    return this.webhooks.update(id, body, write);
   }
 
   @Delete(':id')
   @ApiOkResponse({ type: WebhookRecordDto, description: 'The endpoint as it was.' })
   @ApiOperation({ summary: 'Delete a webhook endpoint and its deliveries (administrators)' })
-  remove(@Param('id', IdParamPipe) id: number) {
-    return this.webhooks.remove(id);
+  remove(@Param('id', IdParamPipe) id: number, @Write() write: WriteRequest) {
+    return this.webhooks.remove(id, write);
   }
 
   @Post(':id/rotate-secret')
@@ -99,8 +104,8 @@ export class WebhooksController {
   })
   @SecretAnswerFields('secret')
   @ApiOperation({ summary: 'Replace the signing secret of a webhook endpoint (administrators)' })
-  rotateSecret(@Param('id', IdParamPipe) id: number) {
-    return this.webhooks.rotateSecret(id);
+  rotateSecret(@Param('id', IdParamPipe) id: number, @Write() write: WriteRequest) {
+    return this.webhooks.rotateSecret(id, write);
   }
 
   @Get(':id/deliveries')
@@ -122,8 +127,9 @@ export class WebhooksController {
   retry(
     @Param('id', IdParamPipe) id: number,
     @Param('delivery_id', IdParamPipe) deliveryId: number,
+    @Write() write: WriteRequest,
   ) {
-    return this.webhooks.retry(id, deliveryId);
+    return this.webhooks.retry(id, deliveryId, write);
   }
 
   @Post(':id/ping')
@@ -133,7 +139,7 @@ export class WebhooksController {
     description: 'The ping delivery, queued to be sent now.',
   })
   @ApiOperation({ summary: 'Send a ping message to a webhook endpoint now (administrators)' })
-  ping(@Param('id', IdParamPipe) id: number) {
-    return this.webhooks.ping(id);
+  ping(@Param('id', IdParamPipe) id: number, @Write() write: WriteRequest) {
+    return this.webhooks.ping(id, write);
   }
 }

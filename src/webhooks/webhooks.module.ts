@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WritesModule } from '../writes/writes.module';
 import { EventsModule } from '../events/events.module';
 import { OrganizersModule } from '../organizers/organizers.module';
 import { TermsModule } from '../terms/terms.module';
@@ -12,7 +13,7 @@ import { WebhooksService } from './webhooks.service';
 
 /** Webhooks (docs/api.md §15): endpoints, change messages, the outbox and its sender. */
 @Module({
-  imports: [EventsModule, VenuesModule, OrganizersModule, TermsModule],
+  imports: [WritesModule, EventsModule, VenuesModule, OrganizersModule, TermsModule],
   controllers: [WebhooksController],
   providers: [WebhooksService, WebhookOutbox, WebhookSender, ChangeMessages, WebhookRetention],
   exports: [WebhookOutbox],

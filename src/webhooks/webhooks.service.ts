@@ -8,7 +8,8 @@ import { ListPage, pageWindow } from '../common/pagination/list-page';
 import { PageQueryDto } from '../common/pagination/page-query.dto';
 import { nowEpoch } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
-import { writeTransaction } from '../database/write-transaction';
+import type { WriteRequest } from '../common/http/write-request';
+import { Writes } from '../writes/writes.service';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookDeliveryDto, WebhookRecordDto } from './dto/webhook-record.dto';
@@ -33,6 +34,7 @@ export class WebhooksService {
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
     private readonly outbox: WebhookOutbox,
     private readonly sender: WebhookSender,
+    private readonly writes: Writes,
   ) {}
 
   async list(query: PageQueryDto): Promise<ListPage<WebhookRecordDto>> {
@@ -54,11 +56,11 @@ export class WebhooksService {
     return mapWebhook(await this.findOrFail(id));
   }
 
-  async create(body: CreateWebhookDto): Promise<WebhookRecordDto> {
+  async create(body: CreateWebhookDto, write?: WriteRequest): Promise<WebhookRecordDto> {
     await this.checkUrl(body.url);
     const secret = newSecret();
     const now = nowEpoch();
-    const endpoint = await writeTransaction(this.dataSource, async (manager) => {
+    const endpoint = await this.writes.run(write, async ({ manager }) => {
       const created = manager.create(WebhookEndpoint, {
         url: body.url,
         events: [...new Set(body.events)],
@@ -75,7 +77,11 @@ export class WebhooksService {
     return mapWebhook(endpoint, secret);
   }
 
-  async update(id: number, body: UpdateWebhookDto): Promise<WebhookRecordDto> {
+  async update(
+    id: number,
+    body: UpdateWebhookDto,
+    write?: WriteRequest,
+  ): Promise<WebhookRecordDto> {
     const current = await this.findOrFail(id);
     if (body.url !== undefined) await this.checkUrl(body.url);
     const changes: Partial<WebhookEndpoint> = { modifiedAt: nowEpoch() };
@@ -87,17 +93,15 @@ export class WebhooksService {
       // Enabled again by hand: the count of failures starts afresh.
       if (body.enabled && !current.enabled) changes.consecutiveFailures = 0;
     }
-    await writeTransaction(this.dataSource, (manager) =>
-      manager.update(WebhookEndpoint, { id }, changes),
-    );
+    await this.writes.run(write, ({ manager }) => manager.update(WebhookEndpoint, { id }, changes));
     if (changes.enabled) this.sender.wake();
     return this.get(id);
   }
 
   /** Deletes the endpoint with its deliveries (and so their messages); answers it as it was. */
-  async remove(id: number): Promise<WebhookRecordDto> {
+  async remove(id: number, write?: WriteRequest): Promise<WebhookRecordDto> {
     const endpoint = await this.findOrFail(id);
-    await writeTransaction(this.dataSource, async (manager) => {
+    await this.writes.run(write, async ({ manager }) => {
       await manager.delete(WebhookDelivery, { endpointId: id });
       await manager.delete(WebhookEndpoint, { id });
     });
@@ -105,10 +109,10 @@ export class WebhooksService {
   }
 
   /** A new secret, effective at once (retries of older messages are signed with it too). */
-  async rotateSecret(id: number): Promise<WebhookRecordDto> {
+  async rotateSecret(id: number, write?: WriteRequest): Promise<WebhookRecordDto> {
     await this.findOrFail(id);
     const secret = newSecret();
-    await writeTransaction(this.dataSource, (manager) =>
+    await this.writes.run(write, ({ manager }) =>
       manager.update(WebhookEndpoint, { id }, { secret, modifiedAt: nowEpoch() }),
     );
     return mapWebhook(await this.findOrFail(id), secret);
@@ -128,14 +132,14 @@ export class WebhooksService {
   }
 
   /** Queues the delivery to be sent again now (even to a disabled endpoint). */
-  async retry(id: number, deliveryId: number): Promise<WebhookDeliveryDto> {
+  async retry(id: number, deliveryId: number, write?: WriteRequest): Promise<WebhookDeliveryDto> {
     await this.findOrFail(id);
     const delivery = await this.dataSource
       .getRepository(WebhookDelivery)
       .findOneBy({ id: deliveryId, endpointId: id });
     if (!delivery) throw new ApiError('rest-webhook-delivery-not-found');
     const changes = { status: 'pending' as const, forced: true, nextAttemptMs: Date.now() };
-    await writeTransaction(this.dataSource, (manager) =>
+    await this.writes.run(write, ({ manager }) =>
       manager.update(WebhookDelivery, { id: deliveryId }, changes),
     );
     this.sender.wake();
@@ -143,10 +147,10 @@ export class WebhooksService {
   }
 
   /** Queues a `ping` message to the endpoint, sent now whatever it subscribes to. */
-  async ping(id: number): Promise<WebhookDeliveryDto> {
+  async ping(id: number, write?: WriteRequest): Promise<WebhookDeliveryDto> {
     const endpoint = await this.findOrFail(id);
-    const queued = await writeTransaction(this.dataSource, (manager) =>
-      this.outbox.storeForced(manager, { type: PING, data: { kind: 'webhook', id } }, endpoint),
+    const queued = await this.writes.run(write, (unit) =>
+      this.outbox.storeForced(unit, { type: PING, data: { kind: 'webhook', id } }, endpoint),
     );
     return mapDelivery(queued);
   }

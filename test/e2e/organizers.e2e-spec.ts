@@ -1,4 +1,4 @@
-import { writeTransaction } from '../../src/database/write-transaction';
+import { Writes } from '../../src/writes/writes.service';
 import { OrganizersService } from '../../src/organizers/organizers.service';
 import {
   apiUrl,
@@ -464,9 +464,9 @@ describe('organizers', () => {
     });
     // In a write transaction, as the events module calls it (it records what it creates).
     const resolve = (input: unknown, user: UserName = 'author') =>
-      writeTransaction(t.dataSource, (manager) =>
-        organizers.resolveForEvent(manager, input, contextFor(user)),
-      );
+      t.app
+        .get(Writes)
+        .run(undefined, (unit) => organizers.resolveForEvent(unit, input, contextFor(user)));
 
     it('resolves IDs, lists, {id} objects and inline organizers, in order, without duplicates', async () => {
       await create(MOJO).expect(201); // 1

@@ -1,4 +1,4 @@
-import { writeTransaction } from '../../src/database/write-transaction';
+import { Writes } from '../../src/writes/writes.service';
 import { VenuesService } from '../../src/venues/venues.service';
 import {
   apiUrl,
@@ -857,9 +857,9 @@ describe('venues', () => {
     });
     // In a write transaction, as the events module calls it (it records what it creates).
     const resolve = (input: unknown, user: UserName = 'author') =>
-      writeTransaction(t.dataSource, (manager) =>
-        venues.resolveForEvent(manager, input, contextFor(user)),
-      );
+      t.app
+        .get(Writes)
+        .run(undefined, (unit) => venues.resolveForEvent(unit, input, contextFor(user)));
 
     it('resolves IDs, unlink values and inline venues (reused or created)', async () => {
       await create(PARADISO).expect(201); // 1

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { onBeforeCommit, writeTransaction } from '../../src/database/write-transaction';
-import { recordChanges } from '../../src/changes/change-tracker';
+import { Writes } from '../../src/writes/writes.service';
+import { beforeCommit } from './helpers/before-commit';
 import { EventRecordsService, WRITTEN_EVENT_ROWS } from '../../src/events/event-records.service';
 import { EventsService } from '../../src/events/events.service';
 import { VenuesService } from '../../src/venues/venues.service';
@@ -254,14 +254,16 @@ describe('webhook change messages', () => {
 
       // Rows kept, then a change after them in the same transaction: they must not be used.
       loads.mockClear();
-      await writeTransaction(ctx.t.dataSource, async (manager) => {
-        WRITTEN_EVENT_ROWS.keep(manager, await records.loadRows(manager, [id]));
+      const writes = ctx.t.app.get(Writes);
+      await writes.run(undefined, async (unit) => {
+        const { manager } = unit;
+        unit.keep(WRITTEN_EVENT_ROWS, await records.loadRows(manager, [id]));
         await manager.query('UPDATE event_translations SET title = ? WHERE event_id = ?', [
           'Gewijzigd na het lezen',
           id,
         ]);
         await manager.query('UPDATE events SET revision = revision + 1 WHERE id = ?', [id]);
-        recordChanges(manager, [{ kind: 'event', id, action: 'updated' }]);
+        unit.record([{ kind: 'event', id, action: 'updated' }]);
       });
       const second = (await waitMessages('/kept', secret, 2))[1];
       expect(second.data.record?.title).toBe('Gewijzigd na het lezen');
@@ -269,12 +271,12 @@ describe('webhook change messages', () => {
       expect(loads).toHaveBeenCalledTimes(2);
 
       // Nothing kept outlives its transaction.
-      await writeTransaction(ctx.t.dataSource, async (manager) => {
-        WRITTEN_EVENT_ROWS.keep(manager, await records.loadRows(manager, [id]));
-        expect(WRITTEN_EVENT_ROWS.get(manager)).toBeDefined();
+      await writes.run(undefined, async (unit) => {
+        unit.keep(WRITTEN_EVENT_ROWS, await records.loadRows(unit.manager, [id]));
+        expect(unit.keptRows(WRITTEN_EVENT_ROWS)).toBeDefined();
       });
-      await writeTransaction(ctx.t.dataSource, async (manager) => {
-        expect(WRITTEN_EVENT_ROWS.get(manager)).toBeUndefined();
+      await writes.run(undefined, async (unit) => {
+        expect(unit.keptRows(WRITTEN_EVENT_ROWS)).toBeUndefined();
         await Promise.resolve();
       });
     } finally {
@@ -356,16 +358,14 @@ describe('webhook change messages', () => {
     // A transaction that fails after its messages were stored (its last step, before COMMIT).
     const venue = await write('post', '/venues', { venue: 'Oosterpoort' }).expect(201);
     await ctx.receiver.waitFor('/rollback', 1);
-    const unregister = onBeforeCommit(ctx.t.dataSource, () =>
-      Promise.reject(new Error('fails at commit')),
-    );
+    const unregister = beforeCommit(ctx.t.app, () => Promise.reject(new Error('fails at commit')));
     try {
       await expect(
-        writeTransaction(ctx.t.dataSource, async (manager) => {
-          await manager.query('UPDATE venues SET modified_at = modified_at + 1 WHERE id = ?', [
+        ctx.t.app.get(Writes).run(undefined, async (unit) => {
+          await unit.manager.query('UPDATE venues SET modified_at = modified_at + 1 WHERE id = ?', [
             venue.body.id,
           ]);
-          recordChanges(manager, [{ kind: 'venue', id: venue.body.id, action: 'updated' }]);
+          unit.record([{ kind: 'venue', id: venue.body.id, action: 'updated' }]);
         }),
       ).rejects.toThrow('fails at commit');
     } finally {

@@ -1,8 +1,4 @@
-import {
-  currentVersionBumps,
-  VersionBumps,
-  withVersionBumps,
-} from '../../src/common/cache/version-bumps';
+import { VersionBumps } from '../../src/common/cache/version-bumps';
 
 /** What a write request owes the data version after its transactions reported, by its status. */
 describe('VersionBumps', () => {
@@ -38,15 +34,5 @@ describe('VersionBumps', () => {
       true,
       false,
     ]);
-  });
-
-  it('is the running request’s record inside withVersionBumps, across awaits, and nobody’s outside', async () => {
-    const bumps = new VersionBumps();
-    const seen = await withVersionBumps(bumps, async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      return currentVersionBumps();
-    });
-    expect(seen).toBe(bumps);
-    expect(currentVersionBumps()).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@ import { EventRecordDto } from '../../events/dto/event-record.dto';
 import { OrganizerRecordDto } from '../../organizers/dto/organizer-record.dto';
 import { TermRecordDto } from '../../terms/dto/term-record.dto';
 import { VenueRecordDto } from '../../venues/dto/venue-record.dto';
-import { CHANGE_KINDS, type ChangeKind } from '../change-kinds';
+import { CHANGE_KINDS, type ChangeKind } from '../../writes/change-kinds';
 
 /** The records an upsert may carry. */
 export const CHANGE_RECORD_MODELS = [

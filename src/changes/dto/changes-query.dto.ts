@@ -11,7 +11,7 @@ import {
 } from 'class-validator';
 import { LanguageQueryDto } from '../../common/dto/language-query.dto';
 import { ToInteger, ToStringList } from '../../common/validation/decorators';
-import { CHANGE_COLLECTIONS, type ChangeCollection } from '../change-kinds';
+import { CHANGE_COLLECTIONS, type ChangeCollection } from '../../writes/change-kinds';
 
 export const CHANGES_MAX_PER_PAGE = 1000;
 export const CHANGES_DEFAULT_PER_PAGE = 100;

@@ -8,6 +8,7 @@ import { DataVersion } from './data-version.entity';
 @Injectable()
 export class DataVersionService {
   private readonly logger = new Logger('DataVersion');
+  // Not write state: one version read shared by everything that reads it for the same request.
   private readonly readFor = new WeakMap<object, Promise<number>>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}

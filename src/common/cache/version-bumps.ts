@@ -1,10 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /**
  * What the write transactions of one request did to the data version, so
  * WriteVersionInterceptor bumps it only when they did not. A tracked write
- * bumps the version inside its own transaction (ChangeTracker); any other
- * write transaction leaves the bump to the interceptor.
+ * bumps the version inside its own transaction (the commit pipeline of
+ * writes/writes.service.ts); any other write transaction leaves the bump to
+ * the interceptor. The interceptor attaches it to the request
+ * (RequestContext.write.bumps); services hand it to their transactions.
  */
 export class VersionBumps {
   /** A transaction that bumped the version with its data has committed. */
@@ -31,16 +31,4 @@ export class VersionBumps {
     if (status >= 400 && status < 500) return false;
     return !this.bumpCommitted;
   }
-}
-
-const scope = new AsyncLocalStorage<VersionBumps>();
-
-/** Runs a write request's handler so its transactions report to `bumps`. */
-export function withVersionBumps<T>(bumps: VersionBumps, work: () => T): T {
-  return scope.run(bumps, work);
-}
-
-/** The running request's record, if a write request is running. */
-export function currentVersionBumps(): VersionBumps | undefined {
-  return scope.getStore();
 }

@@ -9,14 +9,15 @@ import type { Request } from 'express';
 import { catchError, mergeMap, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
 import { DataVersionService } from './data-version.service';
-import { VersionBumps, withVersionBumps } from './version-bumps';
+import { writeRequestOf, type WriteRequestHolder } from '../http/write-request';
+import { VersionBumps } from './version-bumps';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Sees that every write has bumped the data version before the client is
  * answered. A write with tracked changes bumps it in its own transaction
- * (ChangeTracker); this bumps after the others (webhook endpoints, pings), and
+ * (the commit pipeline); this bumps after the others (webhook endpoints, pings), and
  * after a 5xx unless a bump committed with the data: the write may have
  * committed before failing (a time-out, a lost reply); a spare bump only
  * costs the caches a refill. A 4xx is decided before anything commits.
@@ -26,11 +27,12 @@ export class WriteVersionInterceptor implements NestInterceptor {
   constructor(private readonly versions: DataVersionService) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const { method } = context.switchToHttp().getRequest<Request>();
-    if (READ_METHODS.has(method)) return next.handle();
+    const req = context.switchToHttp().getRequest<Request & WriteRequestHolder>();
+    if (READ_METHODS.has(req.method)) return next.handle();
     const bumps = new VersionBumps();
-    // Nest binds the handler's run to the async context next.handle() is called in.
-    return withVersionBumps(bumps, () => next.handle()).pipe(
+    // The request's write transactions report here (RequestContext.write).
+    writeRequestOf(req).bumps = bumps;
+    return next.handle().pipe(
       mergeMap(async (result: unknown) => {
         if (bumps.owed(200)) await this.versions.bump();
         return result;

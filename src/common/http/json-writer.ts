@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
  */
 
 /** Values registered by `shareJson`: deeply frozen, so their JSON never changes. */
+// Not write state: a memo of frozen values' JSON bytes.
 const encoded = new WeakMap<object, Buffer | null>();
 
 /**

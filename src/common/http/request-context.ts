@@ -5,9 +5,10 @@ import type { Language } from '../../i18n/language';
 import type { LanguageRequest } from '../../i18n/language.middleware';
 import { ApiError } from '../errors/api-error';
 import type { PreconditionRequest, WritePrecondition } from './write-precondition';
+import { type WriteRequest, type WriteRequestHolder, writeRequestOf } from './write-request';
 
 /** What the middlewares and the auth guard attach to every request. */
-export interface ContextualRequest extends LanguageRequest {
+export interface ContextualRequest extends LanguageRequest, WriteRequestHolder {
   apiUrl?: string;
   user?: AuthUser;
   writePrecondition?: PreconditionRequest['writePrecondition'];
@@ -24,8 +25,11 @@ export interface RequestContext {
   apiUrl: string;
   /** If-Match and REQUIRE_IF_MATCH, for single-record writes (docs/api.md §11). */
   precondition?: WritePrecondition;
+  /** The request's idempotency claim and version bumps, for its write transactions (none: a job). */
+  write?: WriteRequest;
 }
 
+// Not write state: the request's own context, built once per request object and gone with it.
 const contexts = new WeakMap<ContextualRequest, RequestContext>();
 
 /**
@@ -43,6 +47,7 @@ export function requestContextOf(req: ContextualRequest): RequestContext {
     user: req.user,
     apiUrl: req.apiUrl ?? '',
     precondition: req.writePrecondition,
+    write: writeRequestOf(req),
   };
   contexts.set(req, context);
   return context;

@@ -9,12 +9,13 @@ import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DateTime, FixedOffsetZone, type Zone } from 'luxon';
 import { DataSource, EntityManager, In, IsNull, LessThan, Not } from 'typeorm';
-import { recordChanges, TrackedChange } from '../../changes/change-tracker';
+import type { TrackedChange } from '../../writes/change-tracker';
+import type { WriteUnit } from '../../writes/write-unit';
+import { Writes } from '../../writes/writes.service';
 import { ApiError } from '../../common/errors/api-error';
 import { nowEpoch, parseZone } from '../../common/time/dates';
 import { failureText, PeriodicTask } from '../../common/time/periodic-task';
 import { appConfig } from '../../config/app.config';
-import { writeTransaction } from '../../database/write-transaction';
 import { adjustTermCounts, countedTermsOfEvents } from '../../terms/term-counts';
 import { MAX_RECURRENCE_LINE } from '../dto/create-event.dto';
 import { Event } from '../entities/event.entity';
@@ -45,6 +46,7 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+    private readonly writes: Writes,
   ) {}
 
   /**
@@ -69,30 +71,30 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
    * occurrences follow it (see materializeSeries). Detached occurrences of an
    * event that is no series any more become events of their own (its children).
    */
-  async afterSeriesWrite(manager: EntityManager, id: number, wasSeries: boolean): Promise<void> {
+  async afterSeriesWrite(unit: WriteUnit, id: number, wasSeries: boolean): Promise<void> {
+    const { manager } = unit;
     const series = (await loadEvents(manager, [id])).get(id) as Event;
     if (series.recurrence !== null) {
       const changes = await materializeSeries(
-        manager,
+        unit,
         series,
         this.now(),
         this.config.recurrenceHorizonMonths,
       );
-      recordChanges(manager, [
+      unit.record([
         ...changed(changes.created, 'created'),
         ...changed(changes.updated, 'updated'),
         ...changed(changes.deleted, 'deleted', true),
       ]);
     } else if (wasSeries) {
-      recordChanges(manager, changed(await deleteOccurrences(manager, id, false), 'deleted', true));
+      unit.record(changed(await deleteOccurrences(unit, id, false), 'deleted', true));
       const detached = await manager.find(Event, {
         where: { seriesId: id, id: Not(id) },
         select: { id: true },
       });
       await manager.update(Event, { seriesId: id }, { seriesId: null, detached: false });
       await manager.update(Event, id, { materializedUntil: null });
-      recordChanges(
-        manager,
+      unit.record(
         changed(
           detached.map((row) => row.id),
           'updated',
@@ -116,7 +118,8 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
    * not a date-time: a date-time in the series' zone would fall on another
    * date once the series moves to another zone or time of day.
    */
-  async excludeOccurrence(manager: EntityManager, occurrence: Event): Promise<void> {
+  async excludeOccurrence(unit: WriteUnit, occurrence: Event): Promise<void> {
+    const { manager } = unit;
     const seriesId = occurrence.seriesId as number;
     const series = await manager.findOne(Event, {
       where: { id: seriesId },
@@ -136,15 +139,16 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
       modifiedAt: nowEpoch(),
       revision: () => 'revision + 1',
     });
-    recordChanges(manager, changed([seriesId], 'updated'));
+    unit.record(changed([seriesId], 'updated'));
   }
 
   /**
    * Trashing one occurrence: its date becomes an EXDATE (excludeOccurrence)
    * and it is detached, so series edits keep it, trashed and restorable (§4).
    */
-  async trashOccurrence(manager: EntityManager, occurrence: Event): Promise<void> {
-    await this.excludeOccurrence(manager, occurrence);
+  async trashOccurrence(unit: WriteUnit, occurrence: Event): Promise<void> {
+    const { manager } = unit;
+    await this.excludeOccurrence(unit, occurrence);
     await manager.update(Event, occurrence.id, { detached: true });
   }
 
@@ -153,7 +157,8 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
    * so the iCalendar export shows it again (it stays detached: an occurrence
    * written on its own). Values naming other dates are kept as written.
    */
-  async restoreOccurrence(manager: EntityManager, occurrence: Event): Promise<void> {
+  async restoreOccurrence(unit: WriteUnit, occurrence: Event): Promise<void> {
+    const { manager } = unit;
     const seriesId = occurrence.seriesId as number;
     const series = await manager.findOne(Event, {
       where: { id: seriesId },
@@ -171,7 +176,7 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
       modifiedAt: nowEpoch(),
       revision: () => 'revision + 1',
     });
-    recordChanges(manager, changed([seriesId], 'updated'));
+    unit.record(changed([seriesId], 'updated'));
   }
 
   /**
@@ -180,7 +185,8 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
    * (afterSeriesWrite); this brings back the detached ones, except those
    * trashed on their own (their date is one of the series' EXDATEs).
    */
-  async restoreOccurrences(manager: EntityManager, seriesId: number): Promise<void> {
+  async restoreOccurrences(unit: WriteUnit, seriesId: number): Promise<void> {
+    const { manager } = unit;
     const series = (await loadEvents(manager, [seriesId])).get(seriesId);
     if (!series?.recurrence) return;
     const zone = parseZone(series.timezone) ?? FixedOffsetZone.utcInstance;
@@ -196,32 +202,30 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
       .map((row) => row.id);
     if (ids.length === 0) return;
     await manager.update(Event, { id: In(ids) }, { status: series.status, modifiedAt: nowEpoch() });
-    await adjustTermCounts(manager, [], await countedTermsOfEvents(manager, ids));
-    recordChanges(manager, changed(ids, 'updated'));
+    await adjustTermCounts(unit, [], await countedTermsOfEvents(manager, ids));
+    unit.record(changed(ids, 'updated'));
   }
 
   /** Trashing a series trashes every occurrence, detached ones included. */
-  async trashOccurrences(manager: EntityManager, seriesId: number): Promise<void> {
+  async trashOccurrences(unit: WriteUnit, seriesId: number): Promise<void> {
+    const { manager } = unit;
     const rows = await manager.find(Event, {
       where: { seriesId, id: Not(seriesId), status: Not('trash') },
       select: { id: true },
     });
     const ids = rows.map((row) => row.id);
-    await adjustTermCounts(manager, await countedTermsOfEvents(manager, ids), []);
+    await adjustTermCounts(unit, await countedTermsOfEvents(manager, ids), []);
     await manager.update(
       Event,
       { seriesId, id: Not(seriesId) },
       { status: 'trash', modifiedAt: nowEpoch() },
     );
-    recordChanges(manager, changed(ids, 'deleted', false));
+    unit.record(changed(ids, 'deleted', false));
   }
 
   /** Deleting a series for good deletes every occurrence, detached ones included. */
-  async deleteAllOccurrences(manager: EntityManager, seriesId: number): Promise<void> {
-    recordChanges(
-      manager,
-      changed(await deleteOccurrences(manager, seriesId, true), 'deleted', true),
-    );
+  async deleteAllOccurrences(unit: WriteUnit, seriesId: number): Promise<void> {
+    unit.record(changed(await deleteOccurrences(unit, seriesId, true), 'deleted', true));
   }
 
   /**
@@ -248,7 +252,7 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
     for (const candidate of candidates) {
       added += await this.extendOne(candidate, now);
     }
-    // Each transaction that added occurrences bumped the data version with them (ChangeTracker).
+    // Each transaction that added occurrences bumped the data version with them (the commit pipeline).
     return added;
   }
 
@@ -262,7 +266,9 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
     now: DateTime,
   ): Promise<number> {
     try {
-      return await writeTransaction(this.dataSource, async (manager) => {
+      // A background job: its transactions belong to no request.
+      return await this.writes.run(undefined, async (unit) => {
+        const { manager } = unit;
         // The claim: the series row locked first (MySQL), so every read after it sees the latest commit.
         await lockEventRow(manager, candidate.id);
         const series = (await loadEvents(manager, [candidate.id])).get(candidate.id);
@@ -272,8 +278,8 @@ export class RecurrenceService implements OnApplicationBootstrap, BeforeApplicat
         const through = seriesHorizon(series, now, this.config.recurrenceHorizonMonths);
         if (through <= after) return 0;
         await manager.update(Event, series.id, { materializedUntil: through });
-        const ids = await extendSeries(manager, series, after, through);
-        recordChanges(manager, changed(ids, 'created'));
+        const ids = await extendSeries(unit, series, after, through);
+        unit.record(changed(ids, 'created'));
         return ids.length;
       });
     } catch (error) {

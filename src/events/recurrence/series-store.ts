@@ -4,6 +4,7 @@ import { freeSlug, MAX_SLUG_LENGTH } from '../../posts/slugs';
 import { nowEpoch, parseZone } from '../../common/time/dates';
 import { insertRows } from '../../database/entity-rows';
 import { adjustTermCounts, countedTermsOfEvents } from '../../terms/term-counts';
+import type { WriteUnit } from '../../writes/write-unit';
 import { EventOrganizer } from '../entities/event-organizer.entity';
 import { EventTerm } from '../entities/event-term.entity';
 import { EventTranslation } from '../entities/event-translation.entity';
@@ -44,11 +45,12 @@ const zoneOf = (event: Pick<Event, 'timezone'>) =>
  * `series` is the row as just written, with its translations.
  */
 export async function materializeSeries(
-  manager: EntityManager,
+  unit: WriteUnit,
   series: Event,
   now: DateTime,
   horizonMonths: number,
 ): Promise<OccurrenceChanges> {
+  const { manager } = unit;
   const zone = zoneOf(series);
   const through = horizonDate(now, series, zone, horizonMonths);
   const existing: Array<Pick<Event, 'id' | 'occurrenceDate' | 'detached'>> = await manager.find(
@@ -84,7 +86,7 @@ export async function materializeSeries(
     occurrenceDate: null,
     materializedUntil: through,
   });
-  await adjustTermCounts(manager, before, await countedTermsOfEvents(manager, ids));
+  await adjustTermCounts(unit, before, await countedTermsOfEvents(manager, ids));
   return {
     created: ids.filter((id) => !rewritten.some((o) => o.id === id)),
     updated: rewritten.filter((o) => wanted.has(o.occurrenceDate as string)).map((o) => o.id),
@@ -102,15 +104,16 @@ export function seriesHorizon(series: Event, now: DateTime, horizonMonths: numbe
  * nothing else of the series changes.
  */
 export async function extendSeries(
-  manager: EntityManager,
+  unit: WriteUnit,
   series: Event,
   after: string,
   through: string,
 ): Promise<number[]> {
+  const { manager } = unit;
   const zone = zoneOf(series);
   const dates = occurrenceDates(seriesRecurrence(series), series, zone, through, after);
   const ids = await insertOccurrences(manager, series, dates, new Map());
-  await adjustTermCounts(manager, [], await countedTermsOfEvents(manager, ids));
+  await adjustTermCounts(unit, [], await countedTermsOfEvents(manager, ids));
   return ids;
 }
 
@@ -119,16 +122,17 @@ export async function extendSeries(
  * them: for a series whose rule was removed, or that is deleted for good.
  */
 export async function deleteOccurrences(
-  manager: EntityManager,
+  unit: WriteUnit,
   seriesId: number,
   includeDetached: boolean,
 ): Promise<number[]> {
+  const { manager } = unit;
   const rows = await manager.find(Event, {
     where: includeDetached ? { seriesId } : { seriesId, detached: false },
     select: { id: true },
   });
   const ids = rows.map((row) => row.id).filter((id) => id !== seriesId);
-  await adjustTermCounts(manager, await countedTermsOfEvents(manager, ids), []);
+  await adjustTermCounts(unit, await countedTermsOfEvents(manager, ids), []);
   await deleteEventRows(manager, ids);
   return ids;
 }

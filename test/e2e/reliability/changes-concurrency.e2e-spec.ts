@@ -1,5 +1,5 @@
 import { createConnection } from 'mysql2/promise';
-import { onBeforeCommit } from '../../../src/database/write-transaction';
+import { beforeCommit } from '../helpers/before-commit';
 import { FeedClient } from '../helpers/changes';
 import { API, createTestApp, TestApp } from '../helpers/test-app';
 
@@ -112,7 +112,7 @@ describe('changes feed under concurrent writes', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let armed = true;
-    const unregister = onBeforeCommit(t.dataSource, async () => {
+    const unregister = beforeCommit(t.app, async () => {
       if (!armed) return;
       armed = false;
       entered();

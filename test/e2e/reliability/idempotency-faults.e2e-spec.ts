@@ -1,4 +1,4 @@
-import { onBeforeCommit } from '../../../src/database/write-transaction';
+import { beforeCommit } from '../helpers/before-commit';
 import { API, createTestApp, errorBody, mysqlTestUrl, TestApp } from '../helpers/test-app';
 import { TcpProxy } from '../helpers/tcp-proxy';
 
@@ -49,7 +49,7 @@ onMysql('idempotency under database faults', () => {
   it('a create whose COMMIT reply was lost answers 503; the retry with its key replays it', async () => {
     // Arm the proxy in the create's own transaction, just before its COMMIT.
     let lost: Promise<void> | undefined;
-    const unregister = onBeforeCommit(t.dataSource, async (manager) => {
+    const unregister = beforeCommit(t.app, async (manager) => {
       if (lost) return;
       const [row] = (await manager.query(
         "SELECT COUNT(*) AS n FROM term_translations WHERE name = 'Verloren'",
@@ -86,7 +86,7 @@ onMysql('idempotency under database faults', () => {
 
   it('without a key the same fault leaves a client that retries with a duplicate (why the key exists)', async () => {
     let lost: Promise<void> | undefined;
-    const unregister = onBeforeCommit(t.dataSource, async (manager) => {
+    const unregister = beforeCommit(t.app, async (manager) => {
       if (lost) return;
       const [row] = (await manager.query(
         "SELECT COUNT(*) AS n FROM term_translations WHERE name = 'Dubbel'",

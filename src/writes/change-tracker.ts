@@ -1,19 +1,10 @@
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import {
-  DataSource,
-  EntityManager,
-  EntitySubscriberInterface,
-  QueryRunner,
-  TransactionCommitEvent,
-  TransactionRollbackEvent,
-} from 'typeorm';
-import { currentVersionBumps, VersionBumps } from '../common/cache/version-bumps';
+import type { EntityManager } from 'typeorm';
 import { appConfig } from '../config/app.config';
 import { nowEpoch } from '../common/time/dates';
-import { isWriteTransaction, onBeforeCommit } from '../database/write-transaction';
 import type { ChangeKind } from './change-kinds';
+import type { WriteUnit } from './write-unit';
 
 /** One record a write created, changed or deleted (docs/api.md §12, §15). */
 export interface TrackedChange {
@@ -30,13 +21,14 @@ export interface TrackedChange {
 }
 
 /**
- * Subscribers to every write (the webhooks outbox): called once per write
- * transaction with its changes, inside that transaction, before it commits.
- * Whatever the listener writes commits or rolls back with the write; an
- * error rolls the write back.
+ * Subscribers to every write (the webhooks outbox, the idempotency answer):
+ * called once per write transaction with its changes, inside that
+ * transaction, before it commits (the commit pipeline, Writes). Whatever the
+ * listener writes commits or rolls back with the write; an error rolls the
+ * write back.
  */
 export interface ChangeListener {
-  onChanges(manager: EntityManager, changes: readonly TrackedChange[]): Promise<void>;
+  onChanges(unit: WriteUnit, changes: readonly TrackedChange[]): Promise<void>;
 }
 
 /** A change as the feed numbered it, told to commit listeners once its write committed. */
@@ -45,21 +37,6 @@ export interface CommittedChange {
   id: number;
   seq: number;
   deleted: boolean;
-}
-
-const pending = new WeakMap<EntityManager, TrackedChange[]>();
-
-/**
- * Records changes of the write transaction `manager` belongs to; they are
- * stored (and passed to the listeners) when its work is done, just before
- * COMMIT. Call it for every record whose visible fields the write moved,
- * including linked ones (a term whose count moved, an inline venue).
- */
-export function recordChanges(manager: EntityManager, changes: readonly TrackedChange[]): void {
-  if (!isWriteTransaction(manager)) {
-    throw new Error('recordChanges needs the manager of a running writeTransaction');
-  }
-  pending.set(manager, [...(pending.get(manager) ?? []), ...changes]);
 }
 
 /**
@@ -90,45 +67,31 @@ export function mergeChanges(changes: readonly TrackedChange[]): TrackedChange[]
 const CHUNK = 500;
 
 /**
- * The change tracking inside every write transaction (docs/api.md §12). At the
- * end of the transaction it runs the listeners, then, as its LAST
- * statements, takes a block of sequence numbers from the single
- * `change_state` row, bumping the shared data version in the same statement,
- * and upserts one `changes` row per record. The row lock of that UPDATE is
- * held until COMMIT, so a transaction that takes numbers after another waits
- * for its commit: sequence order is commit order, and a reader never sees a
- * number while a smaller one is still uncommitted. Only this tail of each
- * write is serialised. The version moves atomically with the data; the
- * request's VersionBumps learn which transactions bumped it, so
- * WriteVersionInterceptor does not bump again.
+ * The change tracking of every write transaction (docs/api.md §12), as the
+ * commit pipeline (Writes) calls it: the listeners first, then, as the
+ * write's LAST statements, `number` takes a block of sequence numbers from
+ * the single `change_state` row, bumping the shared data version in the same
+ * statement, and upserts one `changes` row per record. The row lock of that
+ * UPDATE is held until COMMIT, so a transaction that takes numbers after
+ * another waits for its commit: sequence order is commit order, and a reader
+ * never sees a number while a smaller one is still uncommitted. Only this
+ * tail of each write is serialised. The version moves atomically with the
+ * data.
  */
 @Injectable()
-export class ChangeTracker implements OnModuleInit, OnModuleDestroy, EntitySubscriberInterface {
+export class ChangeTracker {
   private readonly listeners: ChangeListener[] = [];
   private readonly commitListeners: Array<(changes: CommittedChange[]) => void> = [];
-  private unregister?: () => void;
-  /** Transactions that bumped the version, until their COMMIT: whose request to tell. */
-  private readonly bumping = new WeakMap<QueryRunner, VersionBumps>();
-  /** The numbered changes of transactions about to commit, for the commit listeners. */
-  private readonly numbered = new WeakMap<QueryRunner, CommittedChange[]>();
 
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
-  ) {
-    dataSource.subscribers.push(this);
-  }
+  constructor(@Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>) {}
 
-  onModuleInit(): void {
-    this.unregister = onBeforeCommit(this.dataSource, (manager) => this.flush(manager));
-  }
-
-  onModuleDestroy(): void {
-    this.unregister?.();
-  }
-
-  subscribe(listener: ChangeListener): void {
+  /** `listener` hears of every write's changes before its COMMIT; returns its unsubscribe. */
+  subscribe(listener: ChangeListener): () => void {
     this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
   }
 
   /** `listener` hears of every write's changes after its COMMIT, on this instance (not called for others'). */
@@ -136,45 +99,24 @@ export class ChangeTracker implements OnModuleInit, OnModuleDestroy, EntitySubsc
     this.commitListeners.push(listener);
   }
 
-  afterTransactionCommit(event: TransactionCommitEvent): void {
-    this.bumpsOf(event.queryRunner)?.committedWithBump();
-    const changes = this.numbered.get(event.queryRunner);
-    this.numbered.delete(event.queryRunner);
-    if (changes) for (const listener of this.commitListeners) listener(changes);
+  /** Tells the listeners of the write's changes, in the order they subscribed. */
+  async announce(unit: WriteUnit, changes: readonly TrackedChange[]): Promise<void> {
+    for (const listener of [...this.listeners]) await listener.onChanges(unit, changes);
   }
 
-  afterTransactionRollback(event: TransactionRollbackEvent): void {
-    this.bumpsOf(event.queryRunner);
-    this.numbered.delete(event.queryRunner);
-  }
-
-  /** Takes the bumps a transaction of `runner` reports to (a retry or the next transaction starts afresh). */
-  private bumpsOf(runner: QueryRunner): VersionBumps | undefined {
-    const bumps = this.bumping.get(runner);
-    this.bumping.delete(runner);
-    return bumps;
-  }
-
-  private async flush(manager: EntityManager): Promise<void> {
-    const changes = mergeChanges(pending.get(manager) ?? []);
-    pending.delete(manager);
-    const bumps = currentVersionBumps();
-    if (manager.queryRunner) {
-      this.bumping.delete(manager.queryRunner);
-      this.numbered.delete(manager.queryRunner);
-    }
-    if (changes.length === 0) {
-      // Reported before COMMIT: a write whose COMMIT reply is lost may still have committed.
-      bumps?.committingWithoutBump();
-      return;
-    }
-    for (const listener of this.listeners) await listener.onChanges(manager, changes);
+  /**
+   * Numbers the changes, bumps the data version and upserts the change rows:
+   * the last statements before COMMIT. Returns the numbered changes.
+   */
+  async number(
+    manager: EntityManager,
+    changes: readonly TrackedChange[],
+  ): Promise<CommittedChange[]> {
     const last = await allocateSequenceAndBumpVersion(
       manager,
       changes.length,
       this.config.portableSql,
     );
-    if (bumps && manager.queryRunner) this.bumping.set(manager.queryRunner, bumps);
     const first = last - changes.length + 1;
     const now = nowEpoch();
     const rows = changes.map((change, i) => [
@@ -186,17 +128,17 @@ export class ChangeTracker implements OnModuleInit, OnModuleDestroy, EntitySubsc
     ]);
     for (let i = 0; i < rows.length; i += CHUNK)
       await upsertRows(manager, rows.slice(i, i + CHUNK));
-    if (this.commitListeners.length > 0 && manager.queryRunner) {
-      this.numbered.set(
-        manager.queryRunner,
-        changes.map((change, i) => ({
-          kind: change.kind,
-          id: change.id,
-          seq: first + i,
-          deleted: change.action === 'deleted',
-        })),
-      );
-    }
+    return changes.map((change, i) => ({
+      kind: change.kind,
+      id: change.id,
+      seq: first + i,
+      deleted: change.action === 'deleted',
+    }));
+  }
+
+  /** After COMMIT: the commit listeners (the feed's read-ahead) hear of the numbered changes. */
+  committed(changes: CommittedChange[]): void {
+    for (const listener of this.commitListeners) listener(changes);
   }
 }
 

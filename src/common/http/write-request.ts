@@ -1,0 +1,42 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { VersionBumps } from '../cache/version-bumps';
+
+/**
+ * An idempotency claim as a write transaction sees it (docs/api.md §13): the
+ * commit pipeline marks it committed just before the numbering, in the
+ * write's transaction, so the key and the write commit together.
+ */
+export interface WriteClaim {
+  /** False once the request's handler returned: later writes are not the request's. */
+  readonly active: boolean;
+  /** The claim's key says its write committed; throws when another request took the key over. */
+  markCommitted(manager: EntityManager): Promise<void>;
+}
+
+/**
+ * What an HTTP write request adds to each of its write transactions, attached
+ * to the request by the idempotency and write-version interceptors and handed
+ * to services in `RequestContext.write`. Background writers pass none.
+ */
+export interface WriteRequest {
+  /** The request's `Idempotency-Key` claim, when it sent one. */
+  claim?: WriteClaim;
+  /** Where its transactions report what they did to the data version. */
+  bumps?: VersionBumps;
+}
+
+/** A request that carries its WriteRequest (set by the interceptors, read by requestContextOf). */
+export interface WriteRequestHolder {
+  writeRequest?: WriteRequest;
+}
+
+/** The request's WriteRequest, made on first use: the interceptors fill it in, services read it. */
+export function writeRequestOf(req: WriteRequestHolder): WriteRequest {
+  return (req.writeRequest ??= {});
+}
+
+/** Injects the request's WriteRequest, for write routes that take no RequestContext. */
+export const Write = createParamDecorator((_: unknown, ctx: ExecutionContext): WriteRequest =>
+  writeRequestOf(ctx.switchToHttp().getRequest<WriteRequestHolder>()),
+);

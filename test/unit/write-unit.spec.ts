@@ -1,0 +1,236 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { ConfigType } from '@nestjs/config';
+import { VersionBumps } from '../../src/common/cache/version-bumps';
+import type { WriteClaim } from '../../src/common/http/write-request';
+import type { appConfig } from '../../src/config/app.config';
+import { ChangeTracker, type TrackedChange } from '../../src/writes/change-tracker';
+import { KeptRows, WriteUnit } from '../../src/writes/write-unit';
+import { Writes } from '../../src/writes/writes.service';
+
+/** A MySQL-like data source whose transactions and statements are written to `log`. */
+function fakeDatabase(log: string[], failFirstAttempts = 0) {
+  let attempts = 0;
+  const managers: EntityManager[] = [];
+  const dataSource = {
+    options: { type: 'mysql' },
+    transaction: async (run: (manager: EntityManager) => Promise<unknown>) => {
+      attempts++;
+      const manager = {
+        connection: { options: { type: 'mysql' } },
+        query: (sql: string, params: unknown[] = []) => {
+          log.push(sql.split(' ').slice(0, 2).join(' '));
+          return Promise.resolve(
+            sql.startsWith('UPDATE change_state') ? { insertId: 100 + Number(params[0]) } : [],
+          );
+        },
+      } as unknown as EntityManager;
+      managers.push(manager);
+      log.push('BEGIN');
+      try {
+        const result = await run(manager);
+        if (attempts <= failFirstAttempts) {
+          throw Object.assign(new Error('deadlock'), { code: 'ER_LOCK_DEADLOCK' });
+        }
+        log.push('COMMIT');
+        return result;
+      } catch (error) {
+        log.push('ROLLBACK');
+        throw error;
+      }
+    },
+  } as unknown as DataSource;
+  return { dataSource, managers };
+}
+
+const config = { portableSql: false } as ConfigType<typeof appConfig>;
+
+function pipeline(log: string[], failFirstAttempts = 0) {
+  const { dataSource, managers } = fakeDatabase(log, failFirstAttempts);
+  const tracker = new ChangeTracker(config);
+  return { writes: new Writes(dataSource, tracker), tracker, managers };
+}
+
+function claim(log: string[], active = true): WriteClaim {
+  return {
+    active,
+    markCommitted: () => {
+      log.push('claim committed');
+      return Promise.resolve();
+    },
+  };
+}
+
+const created = (id: number): TrackedChange => ({ kind: 'event', id, action: 'created' });
+
+describe('WriteUnit', () => {
+  const manager = {} as EntityManager;
+
+  it('merges what was recorded into one change per record', () => {
+    const unit = new WriteUnit(manager);
+    unit.record([created(1), { kind: 'tag', id: 2, action: 'updated' }]);
+    unit.record([
+      { kind: 'event', id: 1, action: 'updated' },
+      { kind: 'tag', id: 2, action: 'deleted', permanent: true },
+    ]);
+    expect(unit.changes()).toEqual([
+      created(1),
+      { kind: 'tag', id: 2, action: 'deleted', permanent: true },
+    ]);
+  });
+
+  it('gives kept rows back by slot until a change is recorded after them', () => {
+    const rows = new KeptRows<number[]>('rows');
+    const other = new KeptRows<string>('other');
+    const unit = new WriteUnit(manager);
+    unit.record([created(1)]);
+    unit.keep(rows, [1, 2]);
+    expect(unit.keptRows(rows)).toEqual([1, 2]);
+    expect(unit.keptRows(other)).toBeUndefined();
+    unit.record([]);
+    expect(unit.keptRows(rows)).toEqual([1, 2]);
+    unit.record([created(3)]);
+    expect(unit.keptRows(rows)).toBeUndefined();
+    expect(new WriteUnit(manager).keptRows(rows)).toBeUndefined();
+  });
+
+  it('runs after-commit work once, in order, and a failing piece does not stop the rest', () => {
+    const unit = new WriteUnit(manager);
+    const ran: string[] = [];
+    unit.afterCommit(() => ran.push('first'));
+    unit.afterCommit(() => {
+      throw new Error('broken');
+    });
+    unit.afterCommit(() => ran.push('third'));
+    unit.runCommitted();
+    unit.runCommitted();
+    expect(ran).toEqual(['first', 'third']);
+  });
+});
+
+describe('Writes (the commit pipeline)', () => {
+  it('runs the work, the listeners, the claim, the numbering, COMMIT, then the after-commit work, in that order', async () => {
+    const log: string[] = [];
+    const { writes, tracker } = pipeline(log);
+    const bumps = new VersionBumps();
+    const report = bumps.committedWithBump.bind(bumps);
+    jest.spyOn(bumps, 'committedWithBump').mockImplementation(() => {
+      log.push('bump reported');
+      report();
+    });
+    const heard: TrackedChange[][] = [];
+    tracker.subscribe({
+      onChanges: (unit, changes) => {
+        heard.push([...changes]);
+        log.push('listener');
+        expect(unit.request?.bumps).toBe(bumps);
+        return Promise.resolve();
+      },
+    });
+    tracker.onCommitted((numbered) => log.push(`feed ${numbered.map((c) => c.seq).join(',')}`));
+    const answer = await writes.run({ claim: claim(log), bumps }, (unit) => {
+      log.push('work');
+      unit.record([created(7), created(8), { kind: 'event', id: 7, action: 'updated' }]);
+      unit.afterCommit(() => log.push('deliveries taken'));
+      return Promise.resolve('answer');
+    });
+    expect(answer).toBe('answer');
+    expect(heard).toEqual([[created(7), created(8)]]);
+    expect(log).toEqual([
+      'BEGIN',
+      'work',
+      'listener',
+      'claim committed',
+      'UPDATE change_state',
+      'INSERT INTO',
+      'COMMIT',
+      'bump reported',
+      'feed 101,102',
+      'deliveries taken',
+    ]);
+    expect(bumps.owed(200)).toBe(false);
+  });
+
+  it('runs no after-commit work after a ROLLBACK: a failing listener fails the write', async () => {
+    const log: string[] = [];
+    const { writes, tracker } = pipeline(log);
+    const bumps = new VersionBumps();
+    tracker.subscribe({ onChanges: () => Promise.reject(new Error('outbox down')) });
+    tracker.onCommitted(() => log.push('feed'));
+    await expect(
+      writes.run({ bumps }, (unit) => {
+        unit.record([created(1)]);
+        unit.afterCommit(() => log.push('after commit'));
+        return Promise.resolve();
+      }),
+    ).rejects.toThrow('outbox down');
+    expect(log).toEqual(['BEGIN', 'ROLLBACK']);
+    // Nothing reported: the request still owes the bump after a 5xx.
+    expect(bumps.owed(500)).toBe(true);
+  });
+
+  it('a write under a claim the request lost rolls back before it takes sequence numbers', async () => {
+    const log: string[] = [];
+    const { writes } = pipeline(log);
+    const lost: WriteClaim = {
+      active: true,
+      markCommitted: () => Promise.reject(new Error('rest_idempotency_key_in_use')),
+    };
+    await expect(
+      writes.run({ claim: lost }, (unit) => {
+        unit.record([created(1)]);
+        return Promise.resolve();
+      }),
+    ).rejects.toThrow('rest_idempotency_key_in_use');
+    expect(log).toEqual(['BEGIN', 'ROLLBACK']);
+  });
+
+  it('a retry starts with a fresh unit: nothing recorded or queued by the failed attempt survives', async () => {
+    const log: string[] = [];
+    const { writes, tracker, managers } = pipeline(log, 1);
+    const units: WriteUnit[] = [];
+    const heard: TrackedChange[][] = [];
+    tracker.subscribe({
+      onChanges: (_unit, changes) => {
+        heard.push([...changes]);
+        return Promise.resolve();
+      },
+    });
+    const ran: number[] = [];
+    await writes.run(undefined, (unit) => {
+      units.push(unit);
+      const attempt = units.length;
+      unit.record([created(attempt)]);
+      unit.afterCommit(() => ran.push(attempt));
+      return Promise.resolve();
+    });
+    expect(units).toHaveLength(2);
+    expect(units[0]).not.toBe(units[1]);
+    expect(units.map((unit) => unit.manager)).toEqual(managers);
+    expect(units[1].changes()).toEqual([created(2)]);
+    expect(heard).toEqual([[created(1)], [created(2)]]);
+    expect(ran).toEqual([2]);
+  });
+
+  it('a write that recorded nothing marks its claim, numbers nothing and leaves the bump to the request', async () => {
+    const log: string[] = [];
+    const { writes, tracker } = pipeline(log);
+    tracker.subscribe({
+      onChanges: () => {
+        log.push('listener');
+        return Promise.resolve();
+      },
+    });
+    const bumps = new VersionBumps();
+    await writes.run({ claim: claim(log), bumps }, () => Promise.resolve());
+    expect(log).toEqual(['BEGIN', 'claim committed', 'COMMIT']);
+    // Even a 4xx after it owes the bump: the write went to COMMIT without one.
+    expect(bumps.owed(409)).toBe(true);
+  });
+
+  it('writes after the request handler returned (an inactive claim) do not mark it', async () => {
+    const log: string[] = [];
+    const { writes } = pipeline(log);
+    await writes.run({ claim: claim(log, false) }, () => Promise.resolve());
+    expect(log).toEqual(['BEGIN', 'COMMIT']);
+  });
+});
