@@ -313,7 +313,7 @@ describe('idempotent POSTs', () => {
     const create = events.create.bind(events);
     let answered: unknown;
     jest.spyOn(events, 'create').mockImplementationOnce(async (...args) => {
-      answered = await create(...args);
+      answered = (await create(...args)).record;
       throw new Error('the answer was lost after the commit');
     });
     const body = { title: 'Kwijt', start_date: dayAt(6), end_date: dayAt(6, '18:00:00') };
