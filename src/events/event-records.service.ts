@@ -48,7 +48,7 @@ export interface EventRows {
 
 /**
  * The rows of the event a write read last for its answer's ETag
- * (EventsService.readRecord), kept in its WriteUnit as its last read: its
+ * (EventWrites.readRecord), kept in its WriteUnit as its last read: its
  * change messages render the webhook record from them.
  */
 export const WRITTEN_EVENT_ROWS = new KeptRows<EventRows>('written event rows');

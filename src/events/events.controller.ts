@@ -25,6 +25,7 @@ import { DeleteEventQueryDto, ReadEventQueryDto } from './dto/event-query.dto';
 import { EventRecordDto } from './dto/event-record.dto';
 import { ListEventsQueryDto } from './dto/list-events.query.dto';
 import { UpdateEventDto } from './dto/update-event.dto';
+import { EventWrites } from './event-writes.service';
 import { EventsService } from './events.service';
 import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
@@ -34,7 +35,10 @@ import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 @CachedValidators()
 @Controller('events')
 export class EventsController {
-  constructor(private readonly events: EventsService) {}
+  constructor(
+    private readonly events: EventsService,
+    private readonly writes: EventWrites,
+  ) {}
 
   @Get()
   @ApiListResponse('events', EventRecordDto, true)
@@ -52,7 +56,7 @@ export class EventsController {
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return sendTagged(res, await this.events.create(body, ctx));
+    return sendTagged(res, await this.writes.create(body, ctx));
   }
 
   @Get('by-slug/:slug')
@@ -76,7 +80,7 @@ export class EventsController {
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return sendTagged(res, await this.events.update({ slug }, body, ctx));
+    return sendTagged(res, await this.writes.update({ slug }, body, ctx));
   }
 
   @Put('by-slug/:slug')
@@ -88,7 +92,7 @@ export class EventsController {
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return sendTagged(res, await this.events.update({ slug }, body, ctx));
+    return sendTagged(res, await this.writes.update({ slug }, body, ctx));
   }
 
   @Patch('by-slug/:slug')
@@ -100,7 +104,7 @@ export class EventsController {
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return sendTagged(res, await this.events.update({ slug }, body, ctx));
+    return sendTagged(res, await this.writes.update({ slug }, body, ctx));
   }
 
   @Delete('by-slug/:slug')
@@ -112,7 +116,7 @@ export class EventsController {
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return sendTagged(res, await this.events.remove({ slug }, query.force, ctx));
+    return sendTagged(res, await this.writes.remove({ slug }, query.force, ctx));
   }
 
   @Get(':id')
@@ -136,7 +140,7 @@ export class EventsController {
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return sendTagged(res, await this.events.update({ id }, body, ctx));
+    return sendTagged(res, await this.writes.update({ id }, body, ctx));
   }
 
   @Put(':id')
@@ -148,7 +152,7 @@ export class EventsController {
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return sendTagged(res, await this.events.update({ id }, body, ctx));
+    return sendTagged(res, await this.writes.update({ id }, body, ctx));
   }
 
   @Patch(':id')
@@ -160,7 +164,7 @@ export class EventsController {
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return sendTagged(res, await this.events.update({ id }, body, ctx));
+    return sendTagged(res, await this.writes.update({ id }, body, ctx));
   }
 
   @Delete(':id')
@@ -172,6 +176,6 @@ export class EventsController {
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return sendTagged(res, await this.events.remove({ id }, query.force, ctx));
+    return sendTagged(res, await this.writes.remove({ id }, query.force, ctx));
   }
 }

@@ -5,6 +5,7 @@ import { TermsModule } from '../terms/terms.module';
 import { VenuesModule } from '../venues/venues.module';
 import { EventsController } from './events.controller';
 import { EventRecordsService } from './event-records.service';
+import { EventWrites } from './event-writes.service';
 import { EventsService } from './events.service';
 import { RecurrenceService } from './recurrence/recurrence.service';
 
@@ -12,7 +13,7 @@ import { RecurrenceService } from './recurrence/recurrence.service';
 @Module({
   imports: [WritesModule, TermsModule, VenuesModule, OrganizersModule],
   controllers: [EventsController],
-  providers: [EventsService, EventRecordsService, RecurrenceService],
+  providers: [EventsService, EventWrites, EventRecordsService, RecurrenceService],
   exports: [EventsService, EventRecordsService],
 })
 export class EventsModule {}

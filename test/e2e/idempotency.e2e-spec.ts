@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { IdempotencyRetention } from '../../src/idempotency/idempotency-retention.service';
-import { EventsService } from '../../src/events/events.service';
+import { EventWrites } from '../../src/events/event-writes.service';
 import { TermsService } from '../../src/terms/terms.service';
 import { dayAt } from './helpers/events';
 import { API, createTestApp, errorBody, TestApp, UserName } from './helpers/test-app';
@@ -175,7 +175,7 @@ describe('idempotent POSTs', () => {
   });
 
   it('takes over an abandoned claim; the first request, should it go on, cannot commit', async () => {
-    const events = t.app.get(EventsService);
+    const events = t.app.get(EventWrites);
     const create = events.create.bind(events);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -309,7 +309,7 @@ describe('idempotent POSTs', () => {
   });
 
   it('an event create whose answer was lost is replayed as the create would have answered', async () => {
-    const events = t.app.get(EventsService);
+    const events = t.app.get(EventWrites);
     const create = events.create.bind(events);
     let answered: unknown;
     jest.spyOn(events, 'create').mockImplementationOnce(async (...args) => {

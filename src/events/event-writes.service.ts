@@ -1,0 +1,310 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { AccessPolicy } from '../auth/policy';
+import { ApiError } from '../common/errors/api-error';
+import type { RequestContext } from '../common/http/request-context';
+import type { Tagged } from '../common/http/tagged-record';
+import { assertPrecondition, writeAnswer } from '../common/http/write-precondition';
+import { nowEpoch } from '../common/time/dates';
+import { appConfig } from '../config/app.config';
+import { insertRow } from '../database/entity-rows';
+import type { WriteUnit } from '../writes/write-unit';
+import { Writes } from '../writes/writes.service';
+import { OrganizersService } from '../organizers/organizers.service';
+import { CATEGORIES, TAGS } from '../terms/taxonomies';
+import {
+  adjustTermCounts,
+  countedTermsOf,
+  countedTermsOfNewEvent,
+  lockTermsForCount,
+} from '../terms/term-counts';
+import { TermLinksService } from '../terms/term-links.service';
+import { VenuesService } from '../venues/venues.service';
+import { assertCanCreate, assertCanEdit } from '../posts/post-access';
+import { findPostOrFail, PostRef, writePostTexts } from '../posts/post-store';
+import { postColumns } from '../posts/post-write';
+import { CreateEventDto } from './dto/create-event.dto';
+import { UpdateEventDto } from './dto/update-event.dto';
+import { Event } from './entities/event.entity';
+import { EventTranslation } from './entities/event-translation.entity';
+import { EventLinkRows, EventRecordsService, WRITTEN_EVENT_ROWS } from './event-records.service';
+import { passwordKey } from './event-password';
+import { deleteEvent, EVENTS, LinkChanges, lockEventRow, writeEventLinks } from './event-store';
+import { eventColumns } from './event-write';
+import type { EventRecord } from './event.mapper';
+import { RecurrenceService } from './recurrence/recurrence.service';
+
+/**
+ * Event writes (docs/api.md §2, §3, §7, §16): each flow looks up and
+ * authorises, then runs as one WriteUnit (Writes.run) that writes, keeps the
+ * series in step and answers the record with its ETag.
+ */
+@Injectable()
+export class EventWrites {
+  private readonly writeSettings: { siteZone: string; passwordKey: Buffer };
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+    private readonly terms: TermLinksService,
+    private readonly venues: VenuesService,
+    private readonly organizers: OrganizersService,
+    private readonly records: EventRecordsService,
+    private readonly recurrence: RecurrenceService,
+    private readonly writes: Writes,
+  ) {
+    this.writeSettings = {
+      siteZone: config.siteTimezone,
+      passwordKey: passwordKey(config.auth.jwtSecret),
+    };
+  }
+
+  /** Create: the event, its texts, links and any inline venue, organizers or terms in one transaction. */
+  async create(input: CreateEventDto, ctx: RequestContext): Promise<Tagged<EventRecord>> {
+    assertCanCreate(ctx.user);
+    const columns = {
+      ...eventColumns(input, undefined, this.writeSettings),
+      ...postColumns(input, ctx, this.config.siteTimezone, true),
+    };
+    const recurrence = this.recurrence.columnOf(input.recurrence, columns.timezone as string);
+    return this.writes.run(ctx.write, async (unit) => {
+      const { manager } = unit;
+      const links = await this.resolveLinks(unit, input, ctx);
+      await lockTermsForCount(manager, [...(links.categoryIds ?? []), ...(links.tagIds ?? [])]);
+      const parentId = await this.resolveParent(manager, input.post_parent, undefined);
+      const event = {
+        id: await insertRow(manager, Event, {
+          ...columns,
+          venueId: links.venueId ?? null,
+          parentId,
+        }),
+        translations: [] as EventTranslation[],
+      };
+      await writePostTexts(manager, EVENTS, event, input, ctx.language);
+      await writeEventLinks(manager, event.id, links, true);
+      await adjustTermCounts(
+        unit,
+        [],
+        countedTermsOfNewEvent(columns.status, [
+          ...(links.categoryIds ?? []),
+          ...(links.tagIds ?? []),
+        ]),
+        taxonomiesOf(links),
+      );
+      if (recurrence) {
+        await manager.update(Event, event.id, { recurrence });
+        await this.recurrence.afterSeriesWrite(unit, event.id, false);
+      }
+      unit.record([{ kind: 'event', id: event.id, action: 'created' }]);
+      return this.written(unit, event.id, ctx, linkRowsOfNewEvent(event.id, links));
+    });
+  }
+
+  /**
+   * Partial update (POST, PUT and PATCH alike), all in one transaction: a
+   * failing part leaves the event as it was. Fields left out keep their
+   * values; sending `status` restores a trashed event.
+   */
+  async update(
+    ref: PostRef,
+    input: UpdateEventDto,
+    ctx: RequestContext,
+  ): Promise<Tagged<EventRecord>> {
+    const current = await findPostOrFail(this.dataSource.manager, EVENTS, ref, ctx.language);
+    assertCanEdit(ctx.user, current);
+    const post = postColumns(input, ctx, this.config.siteTimezone, false);
+    return this.writes.run(ctx.write, async (unit) => {
+      const { manager } = unit;
+      await lockEventRow(manager, current.id);
+      await assertPrecondition(ctx.precondition, () => this.readRecord(unit, current.id, ctx));
+      // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
+      const event = await findPostOrFail(manager, EVENTS, { id: current.id }, ctx.language);
+      const counted = await countedTermsOf(manager, event.id);
+      const columns = { ...eventColumns(input, event, this.writeSettings), ...post };
+      const links = await this.resolveLinks(unit, input, ctx);
+      await lockTermsForCount(manager, [
+        ...counted,
+        ...(links.categoryIds ?? []),
+        ...(links.tagIds ?? []),
+      ]);
+      const parentId = await this.resolveParent(manager, input.post_parent, event.id);
+      if (links.venueId !== undefined) columns.venueId = links.venueId;
+      if (parentId !== undefined) columns.parentId = parentId;
+      const isOccurrence = event.seriesId !== null && event.seriesId !== event.id;
+      if (isOccurrence) Object.assign(columns, this.recurrence.occurrenceColumns(input.recurrence));
+      const recurrence = isOccurrence
+        ? undefined
+        : this.recurrence.columnOf(input.recurrence, columns.timezone ?? event.timezone);
+      if (recurrence !== undefined) columns.recurrence = recurrence;
+      if (recurrence === null) columns.seriesId = null;
+      await writePostTexts(manager, EVENTS, event, input, ctx.language);
+      await manager.update(Event, event.id, { ...columns, revision: () => 'revision + 1' });
+      await writeEventLinks(manager, event.id, links);
+      await adjustTermCounts(unit, counted, await countedTermsOf(manager, event.id));
+      if (isOccurrence) await this.recurrence.occurrenceChanged(manager, event.seriesId as number);
+      const restored = event.status === 'trash' && !!columns.status && columns.status !== 'trash';
+      if (isOccurrence && restored) await this.recurrence.restoreOccurrence(unit, event);
+      if (!isOccurrence && (event.recurrence !== null || recurrence)) {
+        await this.recurrence.afterSeriesWrite(unit, event.id, event.recurrence !== null);
+        if (restored) await this.recurrence.restoreOccurrences(unit, event.id);
+      }
+      unit.record([{ kind: 'event', id: event.id, action: 'updated' }]);
+      return this.written(unit, event.id, ctx);
+    });
+  }
+
+  /**
+   * DELETE (docs/api.md §7): trash (410 when already trashed) or, with `force`
+   * (editors+), delete for good and answer the record as it was.
+   */
+  async remove(
+    ref: PostRef,
+    force: boolean | undefined,
+    ctx: RequestContext,
+  ): Promise<Tagged<EventRecord>> {
+    const event = await findPostOrFail(this.dataSource.manager, EVENTS, ref, ctx.language);
+    assertCanEdit(ctx.user, event);
+    if (force && !AccessPolicy.canForceDelete(ctx.user)) throw ApiError.forbidden();
+    if (!force && event.status === 'trash') throw new ApiError('event-is-in-trash');
+    if (!force) {
+      return this.writes.run(ctx.write, async (unit) => {
+        const { manager } = unit;
+        await lockEventRow(manager, event.id);
+        await assertPrecondition(ctx.precondition, () => this.readRecord(unit, event.id, ctx));
+        const counted = await countedTermsOf(manager, event.id);
+        await manager.update(Event, event.id, {
+          status: 'trash',
+          modifiedAt: nowEpoch(),
+          revision: () => 'revision + 1',
+        });
+        await adjustTermCounts(unit, counted, []);
+        await this.removeFromSeries(unit, event);
+        unit.record([{ kind: 'event', id: event.id, action: 'deleted', permanent: false }]);
+        return this.written(unit, event.id, ctx);
+      });
+    }
+    const [record] = await this.records.map([event], ctx, () => ({}));
+    await this.writes.run(ctx.write, async (unit) => {
+      const { manager } = unit;
+      await lockEventRow(manager, event.id);
+      await assertPrecondition(ctx.precondition, () => this.readRecord(unit, event.id, ctx));
+      const counted = await countedTermsOf(manager, event.id);
+      await this.removeFromSeries(unit, event, true);
+      // Its child events lose their `post_parent`.
+      const children = await manager.find(Event, {
+        where: { parentId: event.id },
+        select: { id: true },
+      });
+      await deleteEvent(manager, event.id);
+      await adjustTermCounts(unit, counted, []);
+      unit.record([
+        ...children.map((child) => ({
+          kind: 'event' as const,
+          id: child.id,
+          action: 'updated' as const,
+        })),
+        { kind: 'event', id: event.id, action: 'deleted', permanent: true },
+      ]);
+    });
+    // Gone for good: no GET of it has an ETag any more.
+    return { record };
+  }
+
+  /**
+   * Deleting an event of a series (docs/api.md §16): the series takes all its
+   * occurrences with it; one occurrence becomes an EXDATE of its series (and,
+   * trashed, stays as a detached occurrence until restored or deleted).
+   */
+  private async removeFromSeries(unit: WriteUnit, event: Event, force = false) {
+    if (event.seriesId === null) return;
+    if (event.seriesId !== event.id) {
+      return force
+        ? this.recurrence.excludeOccurrence(unit, event)
+        : this.recurrence.trashOccurrence(unit, event);
+    }
+    if (force) return this.recurrence.deleteAllOccurrences(unit, event.id);
+    return this.recurrence.trashOccurrences(unit, event.id);
+  }
+
+  /** Venue, organizers, categories and tags, in the body's order, inside the write's transaction. */
+  private async resolveLinks(
+    unit: WriteUnit,
+    input: UpdateEventDto,
+    ctx: RequestContext,
+  ): Promise<LinkChanges> {
+    const venueId = await this.venues.resolveForEvent(unit, input.venue, ctx);
+    const organizerIds = await this.organizers.resolveForEvent(unit, input.organizer, ctx);
+    const categoryIds = await this.terms.resolveForEvent(unit, CATEGORIES, input.categories, ctx);
+    const tagIds = await this.terms.resolveForEvent(unit, TAGS, input.tags, ctx);
+    return { venueId, organizerIds, categoryIds, tagIds };
+  }
+
+  /** `post_parent`: 0 clears it; otherwise an existing event other than this one (else 400). */
+  private async resolveParent(
+    manager: EntityManager,
+    value: number | undefined,
+    selfId: number | undefined,
+  ): Promise<number | null | undefined> {
+    if (value === undefined) return selfId === undefined ? null : undefined;
+    if (value === 0) return null;
+    if (value === selfId) throw ApiError.invalid('post_parent', 'ownParent');
+    if (!(await manager.exists(Event, { where: { id: value } })))
+      throw ApiError.invalid('post_parent', 'notFound');
+    return value;
+  }
+
+  /**
+   * The event as a GET by ID without `password` and `context` shows it to the
+   * caller, read in the write's transaction: what its ETag hashes.
+   */
+  private async readRecord(
+    unit: WriteUnit,
+    id: number,
+    ctx: RequestContext,
+    links?: EventLinkRows,
+  ): Promise<EventRecord> {
+    const rows = await this.records.loadRows(unit.manager, [id], links);
+    if (!rows.events.get(id)?.translations.length) throw new ApiError(EVENTS.notFound);
+    // Its change messages render the webhook record from these rows unless a change is recorded since.
+    unit.keep(WRITTEN_EVENT_ROWS, rows);
+    const [record] = this.records.mapRows(rows, ctx, () => ({
+      withJsonLd: true,
+      withTranslations: false,
+    }));
+    return record;
+  }
+
+  /**
+   * A write's answer and ETag, from one read at the end of its transaction
+   * (writeAnswer); `links`: the event's link rows when the write knows them
+   * all (it created them).
+   */
+  private async written(
+    unit: WriteUnit,
+    id: number,
+    ctx: RequestContext,
+    links?: EventLinkRows,
+  ): Promise<Tagged<EventRecord>> {
+    const { answer, etag } = writeAnswer(await this.readRecord(unit, id, ctx, links));
+    return { record: answer, etag };
+  }
+}
+
+/** The link rows a new event's write made (writeEventLinks): its terms once each, its organizers in order. */
+function linkRowsOfNewEvent(eventId: number, links: LinkChanges): EventLinkRows {
+  const termIds = new Set([...(links.categoryIds ?? []), ...(links.tagIds ?? [])]);
+  return {
+    termLinks: [...termIds].map((termId) => ({ eventId, termId })),
+    organizerLinks: (links.organizerIds ?? []).map((organizerId) => ({ eventId, organizerId })),
+  };
+}
+
+/** The taxonomy of each term a write links, as its links name them. */
+function taxonomiesOf(links: LinkChanges): Map<number, string> {
+  return new Map([
+    ...(links.categoryIds ?? []).map((id): [number, string] => [id, CATEGORIES.taxonomy]),
+    ...(links.tagIds ?? []).map((id): [number, string] => [id, TAGS.taxonomy]),
+  ]);
+}
