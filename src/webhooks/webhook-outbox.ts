@@ -5,7 +5,8 @@ import { insertedId } from '../database/entity-rows';
 import type { WriteUnit } from '../writes/write-unit';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { subscribes } from './message-types';
-import { ClaimedRow, WebhookSender } from './webhook-sender.service';
+import type { ClaimedRow } from './webhook-claims';
+import { WebhookSender } from './webhook-sender.service';
 
 /** One message to announce: its type and the `data` member of its body. */
 export interface OutgoingMessage {

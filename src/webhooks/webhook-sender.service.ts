@@ -8,16 +8,12 @@ import {
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { AsyncResource } from 'node:async_hooks';
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { appConfig } from '../config/app.config';
-import { writeTransaction } from '../database/write-transaction';
 import type { WriteUnit } from '../writes/write-unit';
-import { WebhookDelivery } from './entities/webhook-delivery.entity';
-import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
-import { AttemptResult, postMessage } from './webhook-transport';
+import { ClaimedRow, MAX_POSTS_PER_ENDPOINT, WebhookClaims } from './webhook-claims';
+import { WebhookOutcomes } from './webhook-outcomes';
+import { postDelivery } from './webhook-transport';
 
 /** Deliveries this process holds claimed at once, over all endpoints. */
 const MAX_CLAIMED = 256;
@@ -25,8 +21,6 @@ const MAX_CLAIMED = 256;
 const MAX_CLAIMED_PER_ENDPOINT = 64;
 /** An endpoint's queue is refilled when this many claimed deliveries (or fewer) are left. */
 const REFILL_AT = MAX_CLAIMED_PER_ENDPOINT / 2;
-/** Messages posted at once to one endpoint: a slow receiver holds at most these connections. */
-const MAX_POSTS_PER_ENDPOINT = 8;
 /**
  * How often other instances' messages are looked for, and retries whose
  * sender is gone. Retries this process schedules wake it when they fall due.
@@ -34,47 +28,18 @@ const MAX_POSTS_PER_ENDPOINT = 8;
 const POLL_MS = 500;
 /** A timer may fire a millisecond before Date.now() reaches its due time. */
 const TIMER_SLACK_MS = 1;
-/** A claim outlives the longest attempt by this much before another sender may take the row. */
-const LEASE_MARGIN_MS = 15_000;
-/** Retry delays grow by up to this share at random, so retries spread out. */
-const JITTER = 0.2;
-
-/** What one attempt came to, waiting to be recorded. */
-interface Outcome {
-  row: ClaimedRow;
-  result: AttemptResult;
-  attemptedAt: number;
-  /** When its answer, time-out or refusal came: the retry delay counts from here. */
-  endedAt: number;
-}
-
-/** A delivery this sender holds, with what it takes to post it. */
-export interface ClaimedRow {
-  id: number;
-  attempts: number;
-  forced: boolean;
-  endpoint_id: number;
-  webhook_id: string;
-  body: string;
-  url: string;
-  secret: string;
-  /** The endpoint's count of failed messages in a row when claimed. */
-  consecutive_failures: number;
-}
 
 /**
- * Sends the outbox (docs/api.md §15): claims due deliveries with a lease (rows
- * locked with FOR UPDATE SKIP LOCKED on MySQL/MariaDB, or leased by an UPDATE
- * that re-checks the lease, so several instances never claim the same row), signs each per Standard
- * Webhooks and POSTs it, then records the answer, schedules the next attempt
- * or marks it failed, and disables endpoints that keep failing. A sender that
- * dies leaves its rows leased; the lease expires and another sends them again.
+ * Sends the outbox (docs/api.md §15): the loop. It looks for work on a poll,
+ * when a retry it scheduled falls due, or at a commit that stored messages;
+ * claims due deliveries (WebhookClaims) into per-endpoint queues, signs each
+ * per Standard Webhooks and POSTs it, a few at a time per endpoint, and hands
+ * what each attempt came to to WebhookOutcomes. A sender that dies leaves its
+ * rows leased; the lease expires and another sends them again.
  */
 @Injectable()
 export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
-  /** Names this process's claims. */
-  private readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly inFlight = new Set<Promise<void>>();
   /** Deliveries being taken after their COMMIT (`take`): shutdown waits for them. */
   private readonly taking = new Set<Promise<void>>();
@@ -83,12 +48,6 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
   /** Per endpoint: messages being posted, and attempts waiting for a free connection. */
   private readonly posting = new Map<number, number>();
   private readonly waiting = new Map<number, Array<() => void>>();
-  private readonly outcomes: Array<
-    Outcome & { resolve: () => void; reject: (error: unknown) => void }
-  > = [];
-  private flushing: Promise<void> | undefined;
-  /** The end of the last lease this process granted (leaseUntil). */
-  private lastLeaseUntil = 0;
   private running = false;
   private again = false;
   /**
@@ -114,11 +73,17 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
    * no WriteRequest, so they never count as a request's.
    */
   private readonly ownContext = new AsyncResource('WebhookSender');
+  private readonly outcomes: WebhookOutcomes;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
-  ) {}
+    private readonly claims: WebhookClaims,
+  ) {
+    this.outcomes = new WebhookOutcomes(dataSource, config, claims.owner, this.logger, (due) =>
+      this.wakeAt(due),
+    );
+  }
 
   onApplicationBootstrap(): void {
     if (!this.config.webhooks.worker) return;
@@ -252,67 +217,10 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
       }
       // A disabled endpoint gets only manual retries and pings.
       const where = Number(endpoint.enabled) ? 'endpoint_id = ?' : 'endpoint_id = ? AND forced = 1';
-      const rows = await this.claim(where, [id], room, ahead);
+      const rows = await this.claims.claim(where, [id], room, ahead);
       if (rows.length === room) this.backlog = true;
       this.start(rows);
     }
-  }
-
-  /**
-   * Claims up to `limit` due deliveries matching `where`, with a lease that
-   * covers their wait behind the `ahead` deliveries of the endpoint already
-   * claimed (MAX_POSTS_PER_ENDPOINT at a time), plus a margin.
-   */
-  private claim(
-    where: string,
-    params: unknown[],
-    limit: number,
-    ahead: number,
-  ): Promise<ClaimedRow[]> {
-    const now = Date.now();
-    // SKIP LOCKED passes over rows another sender is claiming. Without it (SQLite's one
-    // writer, or DATABASE_PORTABLE_SQL for engines that lack it) the lease UPDATE re-checks
-    // each row and the rows it leased are read back by this lease's owner and end.
-    const skipLocked = this.dataSource.options.type === 'mysql' && !this.config.portableSql;
-    const lock = skipLocked ? ' FOR UPDATE SKIP LOCKED' : '';
-    return writeTransaction(
-      this.dataSource,
-      async (manager) => {
-        const due: Array<{ id: number | string }> = await manager.query(
-          `SELECT id FROM webhook_deliveries WHERE ${where} AND status = 'pending' ` +
-            'AND next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms < ?) ' +
-            `ORDER BY next_attempt_ms LIMIT ${Number(limit)}${lock}`,
-          [...params, now, now],
-        );
-        if (due.length === 0) return [];
-        const ids = due.map((row) => Number(row.id));
-        const marks = ids.map(() => '?').join(', ');
-        const leaseUntil = this.leaseUntil(now, ahead + ids.length);
-        await manager.query(
-          `UPDATE webhook_deliveries SET lease_until_ms = ?, lease_owner = ? WHERE id IN (${marks})` +
-            " AND status = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms < ?)",
-          [leaseUntil, this.owner, ...ids, now],
-        );
-        const rows: ClaimedRow[] = await manager.query(
-          'SELECT d.id, d.attempts, d.forced, d.endpoint_id, d.webhook_id, d.body, ' +
-            'e.url, e.secret, e.consecutive_failures ' +
-            'FROM webhook_deliveries d ' +
-            'JOIN webhook_endpoints e ON e.id = d.endpoint_id ' +
-            `WHERE d.id IN (${marks}) AND d.lease_owner = ? AND d.lease_until_ms = ?`,
-          [...ids, this.owner, leaseUntil],
-        );
-        return rows.map((row) => ({
-          ...row,
-          id: Number(row.id),
-          attempts: Number(row.attempts),
-          forced: Boolean(Number(row.forced)),
-          endpoint_id: Number(row.endpoint_id),
-          consecutive_failures: Number(row.consecutive_failures),
-        }));
-      },
-      // No gap locks: writes inserting new deliveries never wait for a claim.
-      { readCommitted: true },
-    );
   }
 
   /**
@@ -334,59 +242,12 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
       ahead = Math.max(ahead, claimed);
     }
     if (this.inFlight.size + deliveries.length > MAX_CLAIMED) return this.wake();
-
-    const now = Date.now();
-    const leaseUntil = this.leaseUntil(now, ahead + deliveries.length);
-    // One UPDATE for all: its count of rows tells whether this sender holds every one. When
-    // another sender's poll (or this one's) was quicker for some, the rows this lease holds are
-    // read back: no other lease of this process ends at the same instant (leaseUntil).
-    const lease = async (manager: EntityManager) => {
-      const ids = deliveries.map((row) => row.id);
-      const leased = await manager
-        .createQueryBuilder()
-        .update(WebhookDelivery)
-        .set({ leaseUntilMs: leaseUntil, leaseOwner: this.owner })
-        .where("id IN (:...ids) AND status = 'pending'", { ids })
-        .andWhere('(lease_until_ms IS NULL OR lease_until_ms < :now)', { now })
-        .execute();
-      if (leased.affected === ids.length) return deliveries;
-      const mine: Array<{ id: number | string }> = await manager.query(
-        `SELECT id FROM webhook_deliveries WHERE id IN (${ids.map(() => '?').join(', ')}) ` +
-          'AND lease_owner = ? AND lease_until_ms = ?',
-        [...ids, this.owner, leaseUntil],
-      );
-      const held = new Set(mine.map((row) => Number(row.id)));
-      return deliveries.filter((row) => held.has(row.id));
-    };
     try {
-      // SQLite's single connection must wait for its turn in the write queue.
-      this.start(
-        this.dataSource.options.type === 'mysql'
-          ? await lease(this.dataSource.manager)
-          : await writeTransaction(this.dataSource, lease),
-      );
+      this.start(await this.claims.leaseCommitted(deliveries, ahead));
     } catch (error) {
       this.logger.error(`taking webhook deliveries failed: ${(error as Error).message}`);
       this.wake();
     }
-  }
-
-  /**
-   * When a lease granted now for `queued` attempts ends: after their time
-   * plus a margin, and later than every lease this process granted before, so
-   * that (owner, lease_until_ms) names one lease (see take).
-   */
-  private leaseUntil(now: number, queued: number): number {
-    this.lastLeaseUntil = Math.max(
-      now + this.leaseMs(queued) + LEASE_MARGIN_MS,
-      this.lastLeaseUntil + 1,
-    );
-    return this.lastLeaseUntil;
-  }
-
-  /** Time for `queued` attempts to one endpoint, MAX_POSTS_PER_ENDPOINT at a time. */
-  private leaseMs(queued: number): number {
-    return Math.ceil(queued / MAX_POSTS_PER_ENDPOINT) * this.config.webhooks.timeoutMs;
   }
 
   private start(rows: ClaimedRow[]): void {
@@ -452,191 +313,20 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
     await acquire();
     if (this.stopped) {
       release();
-      return this.unclaim(row);
+      return this.claims.unclaim(row);
     }
     const attemptedAt = new Date();
-    let result: AttemptResult;
-    try {
-      const signature = new Webhook(row.secret).sign(row.webhook_id, attemptedAt, row.body);
-      result = await postMessage(
-        row.url,
-        {
-          'content-type': 'application/json',
-          'user-agent': 'calendar-events-webhooks/1',
-          'webhook-id': row.webhook_id,
-          'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
-          'webhook-signature': signature,
-        },
-        row.body,
-        {
-          timeoutMs: this.config.webhooks.timeoutMs,
-          allowHttp: this.config.webhooks.allowHttp,
-          allowPrivateTargets: this.config.webhooks.allowPrivateTargets,
-        },
-      );
-    } catch (error) {
-      result = { statusCode: null, response: null, error: (error as Error).message.slice(0, 255) };
-    }
+    const result = await postDelivery(row, attemptedAt, {
+      timeoutMs: this.config.webhooks.timeoutMs,
+      allowHttp: this.config.webhooks.allowHttp,
+      allowPrivateTargets: this.config.webhooks.allowPrivateTargets,
+    });
     release();
-    await this.record({ row, result, attemptedAt: attemptedAt.getTime(), endedAt: Date.now() });
-  }
-
-  /** Gives a claimed delivery back without attempting it. */
-  private async unclaim(row: ClaimedRow): Promise<void> {
-    await writeTransaction(this.dataSource, (manager) =>
-      manager.query(
-        'UPDATE webhook_deliveries SET lease_until_ms = NULL, lease_owner = NULL WHERE id = ? AND lease_owner = ?',
-        [row.id, this.owner],
-      ),
-    );
-  }
-
-  /**
-   * Stores the outcome of an attempt. Outcomes that arrive while a batch is
-   * being written go into the next one: one transaction records many attempts.
-   */
-  private record(outcome: Outcome): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.outcomes.push({ ...outcome, resolve, reject });
-      this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
+    await this.outcomes.record({
+      row,
+      result,
+      attemptedAt: attemptedAt.getTime(),
+      endedAt: Date.now(),
     });
   }
-
-  private async flush(): Promise<void> {
-    while (this.outcomes.length > 0) {
-      const batch = this.outcomes.splice(0);
-      try {
-        // The common case on MySQL, all delivered: its few UPDATEs need no transaction (each
-        // holds on its own; one lost in between leaves its rows leased, to be sent again).
-        // SQLite's single connection must wait for its turn in the write queue.
-        if (this.dataSource.options.type === 'mysql' && batch.every(isDelivered)) {
-          await this.storeDelivered(this.dataSource.manager, batch);
-          for (const outcome of batch) outcome.resolve();
-          continue;
-        }
-        const retries: number[] = [];
-        const disabled = await writeTransaction(this.dataSource, async (manager) => {
-          const off: number[] = [];
-          retries.length = 0;
-          await this.storeDelivered(manager, batch.filter(isDelivered));
-          for (const outcome of batch) {
-            if (isDelivered(outcome)) continue;
-            const stored = await this.store(manager, outcome);
-            if (stored.disabled) off.push(outcome.row.endpoint_id);
-            if (stored.retryAt !== null) retries.push(stored.retryAt);
-          }
-          return off;
-        });
-        for (const due of retries) this.wakeAt(due);
-        for (const endpointId of disabled) {
-          this.logger.warn(
-            `webhook ${endpointId} disabled after ${this.config.webhooks.disableAfter} failed messages in a row`,
-          );
-        }
-        for (const outcome of batch) outcome.resolve();
-      } catch (error) {
-        for (const outcome of batch) outcome.reject(error);
-      }
-    }
-  }
-
-  /**
-   * Delivered attempts, the bulk of a busy sender's outcomes: one UPDATE per
-   * distinct answer (a receiver mostly answers alike) instead of one per
-   * delivery, for the rows this sender still holds; then the failure counts
-   * of their endpoints are reset where there is one to reset.
-   */
-  private async storeDelivered(manager: EntityManager, outcomes: Outcome[]): Promise<void> {
-    const byAnswer = new Map<string, Outcome[]>();
-    for (const outcome of outcomes) {
-      const key = JSON.stringify([outcome.result.statusCode, outcome.result.response]);
-      byAnswer.set(key, [...(byAnswer.get(key) ?? []), outcome]);
-    }
-    for (const group of byAnswer.values()) {
-      const { statusCode, response } = group[0].result;
-      const ids = group.map((outcome) => outcome.row.id);
-      const marks = ids.map(() => '?').join(', ');
-      await manager.query(
-        "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, forced = 0, " +
-          'last_status_code = ?, last_response = ?, last_error = NULL, ' +
-          `last_attempt_ms = CASE id ${ids.map(() => 'WHEN ? THEN ?').join(' ')} END, ` +
-          'next_attempt_ms = NULL, lease_until_ms = NULL, lease_owner = NULL ' +
-          `WHERE id IN (${marks}) AND lease_owner = ?`,
-        [
-          statusCode,
-          response,
-          ...group.flatMap((outcome) => [outcome.row.id, outcome.attemptedAt]),
-          ...ids,
-          this.owner,
-        ],
-      );
-    }
-    // Only when there is a count to reset: the endpoint's row lock would make every
-    // content write that reads the endpoints with a lock wait for this batch.
-    const failing = new Set(
-      outcomes.filter((o) => o.row.consecutive_failures !== 0).map((o) => o.row.endpoint_id),
-    );
-    for (const endpointId of failing) {
-      await manager.query(
-        'UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0',
-        [endpointId],
-      );
-    }
-  }
-
-  /**
-   * One attempt's outcome (not delivered), if this sender still holds the
-   * claim; whether it disabled the endpoint, and when the retry is due.
-   */
-  private async store(
-    manager: EntityManager,
-    { row, result, attemptedAt, endedAt }: Outcome,
-  ): Promise<{ disabled: boolean; retryAt: number | null }> {
-    const { retrySchedule, disableAfter } = this.config.webhooks;
-    const attempts = row.attempts + 1;
-    const delay = retrySchedule[attempts - 1];
-    const status = delay !== undefined ? 'pending' : 'failed';
-    const next =
-      status === 'pending' ? endedAt + Math.round(delay * (1 + Math.random() * JITTER)) : null;
-    const update = await manager
-      .createQueryBuilder()
-      .update(WebhookDelivery)
-      .set({
-        status,
-        attempts,
-        // A manual retry keeps going along the schedule even while the endpoint is disabled.
-        forced: status === 'pending' && row.forced,
-        lastStatusCode: result.statusCode,
-        lastResponse: result.response,
-        lastError: result.error,
-        lastAttemptMs: attemptedAt,
-        nextAttemptMs: next,
-        leaseUntilMs: null,
-        leaseOwner: null,
-      })
-      .where('id = :id AND lease_owner = :owner', { id: row.id, owner: this.owner })
-      .execute();
-    if (!update.affected) return { disabled: false, retryAt: null };
-    if (status !== 'failed') return { disabled: false, retryAt: next };
-    await manager.query(
-      'UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id = ?',
-      [row.endpoint_id],
-    );
-    if (disableAfter === 0) return { disabled: false, retryAt: null };
-    const off = await manager
-      .createQueryBuilder()
-      .update(WebhookEndpoint)
-      .set({ enabled: false })
-      .where('id = :id AND enabled = 1 AND consecutive_failures >= :limit', {
-        id: row.endpoint_id,
-        limit: disableAfter,
-      })
-      .execute();
-    return { disabled: Boolean(off.affected), retryAt: null };
-  }
-}
-
-/** A 2xx answer: the message is delivered. */
-function isDelivered({ result }: Outcome): boolean {
-  return result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
 }

@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { signals, type WebhookOutcome } from '../metrics/signals';
 import { hostOf, isPublicAddress, safeLookup, TargetNotAllowedError } from './target-safety';
 
@@ -30,6 +31,39 @@ const agents = {
   'http:': new HttpAgent({ keepAlive: true, maxFreeSockets: 16 }),
   'https:': new HttpsAgent({ keepAlive: true, maxFreeSockets: 16 }),
 };
+
+/**
+ * One attempt at a delivery: signs its message per Standard Webhooks as of
+ * `attemptedAt` and POSTs it (postMessage). Never throws: a secret that
+ * cannot sign is an attempt that failed with its error.
+ */
+export async function postDelivery(
+  delivery: { url: string; secret: string; webhook_id: string; body: string },
+  attemptedAt: Date,
+  options: PostOptions,
+): Promise<AttemptResult> {
+  try {
+    const signature = new Webhook(delivery.secret).sign(
+      delivery.webhook_id,
+      attemptedAt,
+      delivery.body,
+    );
+    return await postMessage(
+      delivery.url,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'calendar-events-webhooks/1',
+        'webhook-id': delivery.webhook_id,
+        'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+      delivery.body,
+      options,
+    );
+  } catch (error) {
+    return { statusCode: null, response: null, error: (error as Error).message.slice(0, 255) };
+  }
+}
 
 /**
  * POSTs one signed message. Never throws; never follows a redirect (a 3xx is

@@ -5,6 +5,7 @@ import { OrganizersModule } from '../organizers/organizers.module';
 import { TermsModule } from '../terms/terms.module';
 import { VenuesModule } from '../venues/venues.module';
 import { ChangeMessages } from './change-messages';
+import { WebhookClaims } from './webhook-claims';
 import { WebhookOutbox } from './webhook-outbox';
 import { WebhookRetention } from './webhook-retention.service';
 import { WebhookSender } from './webhook-sender.service';
@@ -15,7 +16,14 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [WritesModule, EventsModule, VenuesModule, OrganizersModule, TermsModule],
   controllers: [WebhooksController],
-  providers: [WebhooksService, WebhookOutbox, WebhookSender, ChangeMessages, WebhookRetention],
+  providers: [
+    WebhooksService,
+    WebhookOutbox,
+    WebhookSender,
+    WebhookClaims,
+    ChangeMessages,
+    WebhookRetention,
+  ],
   exports: [WebhookOutbox],
 })
 export class WebhooksModule {}

@@ -4,6 +4,7 @@ import { EntityManager } from 'typeorm';
 import { WebhookRetention } from '../../src/webhooks/webhook-retention.service';
 import { withStall } from './helpers/stall';
 import { API, errorBody } from './helpers/test-app';
+import { WebhookClaims } from '../../src/webhooks/webhook-claims';
 import { WebhookSender } from '../../src/webhooks/webhook-sender.service';
 import { eventually, Received, sleep, useWebhookApp } from './helpers/webhook-receiver';
 import { signatureByHand, SPEC_VECTOR } from './helpers/standard-webhooks';
@@ -631,7 +632,7 @@ describe('webhooks', () => {
 
     /** Delivery IDs the sender's claims (its poll's look-ups) found while `write` ran. */
     async function claimedDuring(write: () => Promise<void>): Promise<number[]> {
-      const sender = ctx.t.app.get(WebhookSender) as unknown as {
+      const sender = ctx.t.app.get(WebhookClaims) as unknown as {
         claim(...args: unknown[]): Promise<Array<{ id: number }>>;
       };
       const original = sender.claim.bind(sender);
@@ -698,7 +699,7 @@ describe('webhooks', () => {
       ['another sender', () => 'elsewhere:1:cafe'],
       [
         "this sender's own poll",
-        () => (ctx.t.app.get(WebhookSender) as unknown as { owner: string }).owner,
+        () => (ctx.t.app.get(WebhookClaims) as unknown as { owner: string }).owner,
       ],
     ])(
       'does not send a delivery that %s leased between its commit and the take',
