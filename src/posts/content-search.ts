@@ -39,7 +39,11 @@ export function applyContentSearch<E extends ContentEntity<T>, T extends Content
     `(t.language = :searchLanguage OR (t.language = :searchFallback AND NOT EXISTS ` +
     `(SELECT 1 FROM ${texts.tableName} sl WHERE sl.${owner} = t.${owner} AND sl.language = :searchLanguage)))`;
   const rows = [
-    fieldRows(engine, textIndex, 'searchTexts', { select: `t.${owner} AS id`, where: shown, scored }),
+    fieldRows(engine, textIndex, 'searchTexts', {
+      select: `t.${owner} AS id`,
+      where: shown,
+      scored,
+    }),
     fieldRows(engine, columnIndex, 'searchColumns', { select: 't.id AS id', scored }),
   ].join(' UNION ALL ');
   qb.innerJoin(

@@ -30,7 +30,9 @@ const CONTENT_SEARCH: Record<string, string[]> = {
 
 /** The venue and organizer search tables on SQLite (FTS5 tables); none on MySQL (indexes). */
 const CONTENT_SEARCH_TABLES =
-  engine === 'sqlite' ? Object.keys(CONTENT_SEARCH).flatMap((table) => fts5(`ft_${table}_fields`)) : [];
+  engine === 'sqlite'
+    ? Object.keys(CONTENT_SEARCH).flatMap((table) => fts5(`ft_${table}_fields`))
+    : [];
 
 /** The full-text search tables: FTS5 and its shadow tables on SQLite; none on MySQL (an index). */
 const SEARCH_TABLES = [
@@ -325,7 +327,8 @@ describe(`migrations up, down and up again (${engine})`, () => {
       }
       if (before[0] === 'ContentFullTextSearch1765650000000') {
         expect(await contentFullText()).toEqual(NO_CONTENT_FULL_TEXT);
-        for (const table of CONTENT_SEARCH_TABLES) expect(await projectTables()).not.toContain(table);
+        for (const table of CONTENT_SEARCH_TABLES)
+          expect(await projectTables()).not.toContain(table);
         // The event texts' index is not the content migration's.
         expect(await fullTextIndex()).toEqual(FULL_TEXT);
       }

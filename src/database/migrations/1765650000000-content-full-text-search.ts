@@ -55,7 +55,8 @@ export class ContentFullTextSearch1765650000000 implements MigrationInterface {
     }
     for (const table of Object.keys(TABLES)) {
       const fts = `ft_${table}_fields`;
-      for (const suffix of ['ai', 'ad', 'au']) await q.query(`DROP TRIGGER IF EXISTS ${fts}_${suffix}`);
+      for (const suffix of ['ai', 'ad', 'au'])
+        await q.query(`DROP TRIGGER IF EXISTS ${fts}_${suffix}`);
       await q.query(`DROP TABLE IF EXISTS ${fts}`);
     }
   }
