@@ -49,8 +49,12 @@ export class ContentFullTextSearch1765650000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     if (q.connection.options.type === 'mysql') {
-      for (const [table, columns] of Object.entries(TABLES))
+      for (const [table, columns] of Object.entries(TABLES)) {
         for (const column of columns) await q.dropIndex(table, `ft_${table}_${column}`);
+        // Dropping the indexes leaves InnoDB's hidden FTS_DOC_ID column; rows written
+        // without an index would then be left out of one built again. A rebuild drops it.
+        await q.query(`ALTER TABLE ${table} FORCE`);
+      }
       return;
     }
     for (const table of Object.keys(TABLES)) {
