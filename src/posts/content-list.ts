@@ -1,16 +1,16 @@
-import { Brackets, EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user';
 import { AccessPolicy } from '../auth/policy';
 import type { RequestContext } from '../common/http/request-context';
 import { assertPageExists, PageWindow, pageWindow } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
 import { Event } from '../events/entities/event.entity';
-import { otherLanguage, type Language } from '../i18n/language';
 import type { ContentEntity, ContentKind, ContentTranslation } from './content-kind';
 import type { ContentListQueryDto } from './dto/content.dto';
 import { applyStatusScope, assertVisibleFilter, listStatusScope } from './post-access';
 import { loadPosts } from './post-store';
-import { LIKE_ESCAPE, likeContains, searchWords } from './search';
+import { applyContentSearch, SEARCH_MATCHES } from './content-search';
+import { fullTextWords } from './search';
 
 /** Event statuses that do not count for `has_events` (docs/api.md §5.2). */
 const NOT_LIVE = ['draft', 'pending', 'trash'];
@@ -23,7 +23,8 @@ export interface ContentPage<E> {
 
 /**
  * One page of a venue or organizer list (docs/api.md §5, §5.2): publication
- * date descending, then ID descending. The page's IDs are selected first
+ * date descending, then ID descending (by relevance first when asked with
+ * search words). The page's IDs are selected first
  * (no joins multiply rows), then the records with their translations are
  * loaded in one query.
  */
@@ -41,7 +42,9 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
 
   const qb = manager.createQueryBuilder(kind.entity, 'p');
   applyStatusScope(qb, 'p', scope);
-  applySearch(qb, kind, query.search, ctx.language);
+  const words = fullTextWords(query.search ?? '');
+  const byRelevance = query.orderby === 'relevance' && words.length > 0;
+  if (words.length > 0) applyContentSearch(qb, kind, words, ctx.language, byRelevance);
   const linked = () => kind.linkedEvents(qb as SelectQueryBuilder<ObjectLiteral>, 'p.id');
   if (query.event !== undefined) {
     qb.andWhere(`EXISTS ${linked().andWhere('e.id = :linkedEvent').getQuery()}`, {
@@ -63,9 +66,10 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
 
   const total = await qb.getCount();
   assertPageExists(window, total, kind.errors.pageNotFound);
+  qb.select('p.id', 'id');
+  if (byRelevance) qb.orderBy(`${SEARCH_MATCHES}.score`, 'DESC');
   const rows: Array<{ id: number | string }> = await qb
-    .select('p.id', 'id')
-    .orderBy('p.publishedAt', 'DESC')
+    .addOrderBy('p.publishedAt', 'DESC')
     .addOrderBy('p.id', 'DESC')
     .offset(window.offset)
     .limit(window.perPage)
@@ -74,48 +78,6 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
   const loaded = await loadPosts(manager, kind, ids);
   // A record deleted between the page query and this read is left out, not a 500.
   return { items: ids.flatMap((id) => loaded.get(id) ?? []), total, window };
-}
-
-/**
- * `search` (docs/api.md §5.2): a record matches when one of its fields holds
- * every word. Translated fields are those the record shows: the requested
- * language's, or the other one's when it has none (the `fb` join only
- * matches then).
- */
-function applySearch<E extends ContentEntity<T>, T extends ContentTranslation>(
-  qb: SelectQueryBuilder<E>,
-  kind: ContentKind<E, T, unknown, unknown>,
-  search: string | undefined,
-  language: Language,
-): void {
-  const words = searchWords(search ?? '');
-  if (words.length === 0) return;
-  const owner = kind.ownerKey;
-  qb.leftJoin(kind.translation, 'tr', `tr.${owner} = p.id AND tr.language = :searchLanguage`, {
-    searchLanguage: language,
-  }).leftJoin(
-    kind.translation,
-    'fb',
-    `fb.${owner} = p.id AND fb.language = :searchFallback AND tr.id IS NULL`,
-    { searchFallback: otherLanguage(language) },
-  );
-  const fields = [
-    'COALESCE(tr.nameKey, fb.nameKey)',
-    'LOWER(COALESCE(tr.description, fb.description))',
-    'LOWER(COALESCE(tr.excerpt, fb.excerpt))',
-    ...kind.searchColumns.map((column) => `LOWER(p.${column})`),
-  ];
-  const params = Object.fromEntries(
-    words.map((word, i) => [`searchWord${i}`, likeContains(word.toLowerCase())]),
-  );
-  const allWords = (field: string) =>
-    words.map((_, i) => `${field} LIKE :searchWord${i} ${LIKE_ESCAPE}`).join(' AND ');
-  qb.andWhere(
-    new Brackets((any) => {
-      for (const field of fields) any.orWhere(`(${allWords(field)})`);
-    }),
-    params,
-  );
 }
 
 /** Events the caller may see (docs/api.md §4), trashed ones left out. */
