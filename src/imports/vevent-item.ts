@@ -102,7 +102,13 @@ function normalized(value: string): string {
 function venueOf(vevent: ICALModule.Component): ImportVenue | null {
   // Apple writes the venue's name and address on lines of their own.
   const lines = text(vevent, 'location').split('\n');
-  const name = cut(lines.map((line) => line.trim()).filter(Boolean).join(', '), MAX_NAME);
+  const name = cut(
+    lines
+      .map((line) => line.trim())
+      .filter(Boolean)
+      .join(', '),
+    MAX_NAME,
+  );
   const geoValue = vevent.getFirstPropertyValue('geo') as unknown;
   let geo: ImportVenue['geo'] = null;
   if (Array.isArray(geoValue) && geoValue.length === 2) {
