@@ -1,8 +1,8 @@
 /*
  * Cuts an iCalendar body into its VEVENT and VTIMEZONE components, fed chunk
- * by chunk, so each VEVENT is parsed (by ical.js) on its own: one malformed
- * VEVENT costs that VEVENT, never the feed, and no parse tree of the whole
- * feed is ever held. Only the lines that open and close components are looked
+ * by chunk, and hands each over as soon as it is complete, so each VEVENT is
+ * parsed (by ical.js) on its own: one malformed VEVENT costs that VEVENT,
+ * never the feed, and neither the feed's text nor a parse tree of it is held. Only the lines that open and close components are looked
  * at here (RFC 5545 §3.4, §3.6); everything inside goes to ical.js as written.
  * One pass over the text, no regular expressions over it.
  */
@@ -20,12 +20,8 @@ export interface VeventBlock {
 export interface CalendarBlocks {
   /** Whether a BEGIN:VCALENDAR was seen. */
   isCalendar: boolean;
-  /** VEVENTs kept, at most `maxEvents`. */
-  events: VeventBlock[];
-  /** VEVENTs seen in all (may exceed `maxEvents`). */
+  /** VEVENTs seen in all (may exceed `maxEvents`; only the first `maxEvents` are handed over). */
   eventCount: number;
-  /** VTIMEZONE components as written. */
-  timezones: string[];
   /** Calendar properties the parser reads (unfolded values): X-WR-TIMEZONE, X-WR-CALNAME. */
   calendarProperties: Map<string, string>;
 }
@@ -44,9 +40,7 @@ type Collecting = {
 export class CalendarSplitter {
   private readonly result: CalendarBlocks = {
     isCalendar: false,
-    events: [],
     eventCount: 0,
-    timezones: [],
     calendarProperties: new Map(),
   };
   private rest = '';
@@ -60,7 +54,19 @@ export class CalendarSplitter {
   constructor(
     private readonly maxEvents: number,
     private readonly maxLineChars: number,
+    private readonly handlers: {
+      /** A complete VTIMEZONE, as written. */
+      timezone(text: string): void;
+      /** A complete VEVENT (or one cut off by the end of the body). */
+      vevent(block: VeventBlock): void;
+    },
   ) {}
+
+  /** Calendar properties read so far (they come before the components, RFC 5545 §3.6). */
+  get calendarProperties(): ReadonlyMap<string, string> {
+    this.finishLogicalLine();
+    return this.result.calendarProperties;
+  }
 
   /** Feeds decoded text; lines may be cut anywhere between chunks. */
   push(chunk: string): void {
@@ -182,10 +188,10 @@ export class CalendarSplitter {
     this.collecting = null;
     const text = block.tooLong ? null : `${block.lines.join('\r\n')}\r\n`;
     if (block.kind === 'VTIMEZONE') {
-      if (text !== null) this.result.timezones.push(text);
+      if (text !== null) this.handlers.timezone(text);
       return;
     }
-    this.result.events.push({ index: this.result.eventCount, text, tooLong: block.tooLong });
+    this.handlers.vevent({ index: this.result.eventCount, text, tooLong: block.tooLong });
   }
 }
 

@@ -1,4 +1,4 @@
-import { CalendarSplitter, type CalendarBlocks, type VeventBlock } from './ical-blocks';
+import { CalendarSplitter, type VeventBlock } from './ical-blocks';
 import {
   DEFAULT_IMPORT_LIMITS,
   type ImportItem,
@@ -23,12 +23,20 @@ export class IcalImportParser {
   private readonly limits: ImportLimits;
   private readonly splitter: CalendarSplitter;
   private readonly decoder = new TextDecoder('utf-8');
+  private readonly zones = new FeedZones();
+  private context: DateContext | undefined;
+  private readonly read = new ReadVevents();
+  /** VEVENTs skipped for an unknown TZID, read again should a later VTIMEZONE name it. */
+  private readonly unknownZone: VeventBlock[] = [];
   private bytes = 0;
   private tooLarge = false;
 
   constructor(private readonly options: ImportParseOptions) {
     this.limits = { ...DEFAULT_IMPORT_LIMITS, ...options.limits };
-    this.splitter = new CalendarSplitter(this.limits.maxEvents, this.limits.maxLineChars);
+    this.splitter = new CalendarSplitter(this.limits.maxEvents, this.limits.maxLineChars, {
+      timezone: (text) => this.zones.add(text),
+      vevent: (block) => this.vevent(block),
+    });
   }
 
   /** Feeds the next part of the body; past `maxBytes` the rest is only counted. */
@@ -51,12 +59,14 @@ export class IcalImportParser {
   }
 
   finish(): ImportParseResult {
-    if (this.tooLarge)
+    if (this.tooLarge) {
       return refusal({ reason: 'too_large', limit: this.limits.maxBytes, found: this.bytes });
+    }
     this.splitter.push(this.decoder.decode());
     const blocks = this.splitter.end();
-    if (!blocks.isCalendar)
+    if (!blocks.isCalendar) {
       return refusal({ reason: 'not_icalendar', limit: null, found: this.bytes });
+    }
     if (blocks.eventCount > this.limits.maxEvents) {
       return refusal({
         reason: 'too_many_events',
@@ -64,7 +74,61 @@ export class IcalImportParser {
         found: blocks.eventCount,
       });
     }
-    return itemsOf(blocks, this.options.defaultZone);
+    if (this.zones.grewSinceUnknown) {
+      for (const block of this.unknownZone) this.read.replace(block, this.contextNow());
+    }
+    const calendarName = blocks.calendarProperties.get('X-WR-CALNAME')?.trim().slice(0, 200);
+    return {
+      ...this.read.result(),
+      refused: null,
+      calendarName: calendarName ? unescapeName(calendarName) : null,
+    };
+  }
+
+  private vevent(block: VeventBlock): void {
+    const outcome = this.read.add(block, this.contextNow());
+    if (outcome === 'unknown_timezone') this.unknownZone.push(block);
+  }
+
+  /** The dates' context, fixed at the first VEVENT (the calendar's properties come before it). */
+  private contextNow(): DateContext {
+    if (!this.context) {
+      const feedZone = this.splitter.calendarProperties.get('X-WR-TIMEZONE');
+      this.context = {
+        zones: this.zones,
+        floatingZone:
+          (feedZone && ianaZoneOf(feedZone)) || ianaZoneOf(this.options.defaultZone) || 'UTC',
+      };
+    }
+    return this.context;
+  }
+}
+
+/** The items and skipped VEVENTs read so far, by VEVENT position. */
+class ReadVevents {
+  private readonly items = new Map<number, ImportItem>();
+  private readonly skipped = new Map<number, SkippedVevent>();
+
+  add(block: VeventBlock, context: DateContext): SkippedVevent['reason'] | 'item' {
+    const read = readBlock(block, context);
+    if ('reason' in read) {
+      this.skipped.set(block.index, read);
+      return read.reason;
+    }
+    this.items.set(block.index, read);
+    return 'item';
+  }
+
+  /** Reads a skipped VEVENT again. */
+  replace(block: VeventBlock, context: DateContext): void {
+    this.skipped.delete(block.index);
+    this.add(block, context);
+  }
+
+  result(): Pick<ImportParseResult, 'items' | 'skipped'> {
+    const skipped = [...this.skipped.values()];
+    const kept = withoutDuplicates(this.items, skipped);
+    return { items: inSeriesZones(kept), skipped: skipped.sort((a, b) => a.index - b.index) };
   }
 }
 
@@ -93,34 +157,6 @@ export async function parseIcalendarStream(
 
 function refusal(refused: ImportRefusal): ImportParseResult {
   return { items: [], skipped: [], refused, calendarName: null };
-}
-
-function itemsOf(blocks: CalendarBlocks, defaultZone: string): ImportParseResult {
-  const feedZone = blocks.calendarProperties.get('X-WR-TIMEZONE');
-  const context: DateContext = {
-    zones: new FeedZones(blocks.timezones),
-    floatingZone: (feedZone && ianaZoneOf(feedZone)) || ianaZoneOf(defaultZone) || 'UTC',
-  };
-  const items: ImportItem[] = [];
-  const skipped: SkippedVevent[] = [];
-  const indexes = new Map<ImportItem, number>();
-  for (const block of blocks.events) {
-    const read = readBlock(block, context);
-    if ('reason' in read) {
-      skipped.push(read);
-    } else {
-      items.push(read);
-      indexes.set(read, block.index);
-    }
-  }
-  const kept = withoutDuplicates(items, indexes, skipped);
-  const calendarName = blocks.calendarProperties.get('X-WR-CALNAME')?.trim().slice(0, 200);
-  return {
-    items: inSeriesZones(kept),
-    skipped: skipped.sort((a, b) => a.index - b.index),
-    refused: null,
-    calendarName: calendarName ? unescapeName(calendarName) : null,
-  };
 }
 
 function readBlock(block: VeventBlock, context: DateContext): ImportItem | SkippedVevent {
@@ -166,13 +202,13 @@ function uidLine(text: string): string | null {
  * One item per UID and RECURRENCE-ID: the highest SEQUENCE, then the latest
  * LAST-MODIFIED, then the later in the feed; the others are skipped as duplicates.
  */
-function withoutDuplicates(
-  items: ImportItem[],
-  indexes: Map<ImportItem, number>,
-  skipped: SkippedVevent[],
-): ImportItem[] {
+function withoutDuplicates(items: Map<number, ImportItem>, skipped: SkippedVevent[]): ImportItem[] {
+  const indexes = new Map<ImportItem, number>();
+  for (const [index, item] of items) indexes.set(item, index);
   const chosen = new Map<string, ImportItem>();
-  for (const item of items) {
+  for (const item of [...items.keys()]
+    .sort((a, b) => a - b)
+    .map((index) => items.get(index) as ImportItem)) {
     const id = `${item.uid}\n${item.recurrenceId ? instantOf(item.recurrenceId.local, item.recurrenceId.timezone) : ''}`;
     const other = chosen.get(id);
     if (!other) {

@@ -60,16 +60,25 @@ export class FeedZones {
   private readonly blocks = new Map<string, ICALModule.Component>();
   private readonly resolved = new Map<string, ResolvedZone | null>();
 
-  constructor(vtimezones: string[]) {
+  /** Whether a VTIMEZONE came after some TZID was found unknown (it may name it now). */
+  grewSinceUnknown = false;
+  private sawUnknown = false;
+
+  /** A VTIMEZONE of the feed, as written. */
+  add(text: string): void {
     const ICAL = icalLibrary();
-    for (const text of vtimezones) {
-      try {
-        const component = new ICAL.Component(ICAL.parse(text));
-        const tzid = component.getFirstPropertyValue('tzid');
-        if (typeof tzid === 'string' && !this.blocks.has(tzid)) this.blocks.set(tzid, component);
-      } catch {
-        // A broken VTIMEZONE: its TZID is then resolved by name alone.
+    try {
+      const component = new ICAL.Component(ICAL.parse(text));
+      const tzid = component.getFirstPropertyValue('tzid');
+      if (typeof tzid !== 'string' || this.blocks.has(tzid)) return;
+      this.blocks.set(tzid, component);
+      if (this.sawUnknown) {
+        // A TZID looked up before its block came: looked up again.
+        this.resolved.delete(tzid);
+        this.grewSinceUnknown = true;
       }
+    } catch {
+      // A broken VTIMEZONE: its TZID is then resolved by name alone.
     }
   }
 
@@ -78,6 +87,7 @@ export class FeedZones {
     let zone = this.resolved.get(tzid);
     if (zone === undefined) {
       zone = this.lookUp(tzid) ?? null;
+      if (zone === null) this.sawUnknown = true;
       if (this.resolved.size < 1000) this.resolved.set(tzid, zone);
     }
     return zone ?? undefined;

@@ -190,4 +190,26 @@ describe('iCalendar import bounds', () => {
     ]);
     expect([entry.url, entry.venue?.geo]).toEqual([null, null]);
   });
+
+  it('reads a TZID whose VTIMEZONE comes after the VEVENT that uses it', () => {
+    const zone = [
+      'BEGIN:VTIMEZONE',
+      'TZID:Custom +0530',
+      'BEGIN:STANDARD',
+      'DTSTART:16010101T000000',
+      'TZOFFSETFROM:+0530',
+      'TZOFFSETTO:+0530',
+      'END:STANDARD',
+      'END:VTIMEZONE',
+    ].join('\r\n');
+    const late = vevent('late')
+      .replace('DTSTART:20270105T100000Z', 'DTSTART;TZID=Custom +0530:20270105T100000')
+      .replace('DTEND:20270105T110000Z', 'DTEND;TZID=Custom +0530:20270105T113000');
+    const result = parse(calendar(late, zone));
+    expect(result.skipped).toEqual([]);
+    expect([result.items[0].start, result.items[0].end]).toEqual([
+      { local: '2027-01-05 04:30:00', timezone: 'UTC' },
+      { local: '2027-01-05 06:00:00', timezone: 'UTC' },
+    ]);
+  });
 });
