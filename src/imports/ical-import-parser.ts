@@ -185,7 +185,7 @@ function readBlock(block: VeventBlock, context: DateContext): ImportItem | Skipp
   }
 }
 
-/** The UID of a VEVENT ical.js could not parse, from its unfolded first line only. */
+/** The UID of a VEVENT ical.js could not read, from its `UID:` line (the part before any fold). */
 function uidLine(text: string): string | null {
   let start = 0;
   for (let end = text.indexOf('\r\n'); end >= 0; end = text.indexOf('\r\n', start)) {
@@ -203,34 +203,32 @@ function uidLine(text: string): string | null {
  * LAST-MODIFIED, then the later in the feed; the others are skipped as duplicates.
  */
 function withoutDuplicates(items: Map<number, ImportItem>, skipped: SkippedVevent[]): ImportItem[] {
-  const indexes = new Map<ImportItem, number>();
-  for (const [index, item] of items) indexes.set(item, index);
-  const chosen = new Map<string, ImportItem>();
-  for (const item of [...items.keys()]
-    .sort((a, b) => a - b)
-    .map((index) => items.get(index) as ImportItem)) {
-    const id = `${item.uid}\n${item.recurrenceId ? instantOf(item.recurrenceId.local, item.recurrenceId.timezone) : ''}`;
+  const chosen = new Map<string, [number, ImportItem]>();
+  for (const [index, item] of [...items].sort(([a], [b]) => a - b)) {
+    const instance = item.recurrenceId;
+    const id = `${item.uid}\n${instance ? instantOf(instance.local, instance.timezone) : ''}`;
     const other = chosen.get(id);
     if (!other) {
-      chosen.set(id, item);
+      chosen.set(id, [index, item]);
       continue;
     }
+    const [, otherItem] = other;
     const newer =
-      item.sequence !== other.sequence
-        ? item.sequence > other.sequence
-        : (item.lastModified ?? '') >= (other.lastModified ?? '');
-    const [keep, drop] = newer ? [item, other] : [other, item];
+      item.sequence !== otherItem.sequence
+        ? item.sequence > otherItem.sequence
+        : (item.lastModified ?? '') >= (otherItem.lastModified ?? '');
+    const [keep, drop]: Array<[number, ImportItem]> = newer
+      ? [[index, item], other]
+      : [other, [index, item]];
     chosen.set(id, keep);
     skipped.push({
-      index: indexes.get(drop) as number,
-      uid: drop.uid,
+      index: drop[0],
+      uid: drop[1].uid,
       reason: 'duplicate',
       detail: 'another VEVENT with this UID and RECURRENCE-ID is newer',
     });
   }
-  return [...chosen.values()].sort(
-    (a, b) => (indexes.get(a) as number) - (indexes.get(b) as number),
-  );
+  return [...chosen.values()].sort(([a], [b]) => a - b).map(([, item]) => item);
 }
 
 /**

@@ -212,4 +212,17 @@ describe('iCalendar import bounds', () => {
       { local: '2027-01-05 06:00:00', timezone: 'UTC' },
     ]);
   });
+
+  it("names a detached instance by its original start in the series' zone", () => {
+    const series = vevent('s', 'RRULE:FREQ=DAILY;COUNT=5')
+      .replace('DTSTART:20270105T100000Z', 'DTSTART;TZID=Europe/Amsterdam:20270105T100000')
+      .replace('DTEND:20270105T110000Z', 'DTEND;TZID=Europe/Amsterdam:20270105T110000');
+    // RECURRENCE-ID written in UTC (09:00Z is 10:00 in Amsterdam in January).
+    const moved = vevent('s', 'RECURRENCE-ID:20270107T090000Z');
+    const result = parse(calendar(moved, series));
+    expect(result.items.map((entry) => [entry.uid, entry.recurrenceId])).toEqual([
+      ['s', { local: '2027-01-07 10:00:00', timezone: 'Europe/Amsterdam' }],
+      ['s', null],
+    ]);
+  });
 });
