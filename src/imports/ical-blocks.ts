@@ -15,6 +15,8 @@ export interface VeventBlock {
   text: string | null;
   /** A content line longer than the limit: the text was dropped. */
   tooLong: boolean;
+  /** The `UID:` line's value (before any fold, at most 255 characters), kept also when the text is not. */
+  uid: string | null;
 }
 
 export interface CalendarBlocks {
@@ -35,6 +37,7 @@ type Collecting = {
   depth: number;
   lines: string[];
   tooLong: boolean;
+  uid: string | null;
 };
 
 export class CalendarSplitter {
@@ -129,6 +132,11 @@ export class CalendarSplitter {
 
   private keep(line: string): void {
     const block = this.collecting as Collecting;
+    // The VEVENT's own UID, not a VALARM's inside it.
+    const own = this.depth === block.depth;
+    if (own && block.uid === null && line.slice(0, 4).toUpperCase() === 'UID:') {
+      block.uid = line.slice(4, 4 + 255).trim() || null;
+    }
     if (block.tooLong) return;
     if (this.lineLength > this.maxLineChars) {
       block.tooLong = true;
@@ -181,7 +189,7 @@ export class CalendarSplitter {
       // Past the limit VEVENTs are only counted.
       if (this.result.eventCount > this.maxEvents) return;
     }
-    this.collecting = { kind, depth: this.depth, lines: [line], tooLong: false };
+    this.collecting = { kind, depth: this.depth, lines: [line], tooLong: false, uid: null };
   }
 
   private close(block: Collecting): void {
@@ -191,7 +199,8 @@ export class CalendarSplitter {
       if (text !== null) this.handlers.timezone(text);
       return;
     }
-    this.handlers.vevent({ index: this.result.eventCount, text, tooLong: block.tooLong });
+    const { tooLong, uid } = block;
+    this.handlers.vevent({ index: this.result.eventCount, text, tooLong, uid });
   }
 }
 

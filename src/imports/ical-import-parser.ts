@@ -167,35 +167,22 @@ function readBlock(block: VeventBlock, context: DateContext): ImportItem | Skipp
     detail: detail.slice(0, 200),
   });
   if (block.text === null) {
-    return skip('property_too_long', 'a property is longer than the limit', null);
+    return skip('property_too_long', 'a property is longer than the limit', block.uid);
   }
   const ICAL = icalLibrary();
   let component: InstanceType<typeof ICAL.Component>;
   try {
     component = new ICAL.Component(ICAL.parse(block.text));
   } catch (error) {
-    return skip('malformed', (error as Error).message, uidLine(block.text));
+    return skip('malformed', (error as Error).message, block.uid);
   }
   try {
     return veventItem(component, context);
   } catch (error) {
-    const uid = uidLine(block.text);
+    const uid = block.uid;
     if (error instanceof SkipProblem) return skip(error.reason, error.message, uid);
     return skip('malformed', (error as Error).message ?? 'unreadable', uid);
   }
-}
-
-/** The UID of a VEVENT ical.js could not read, from its `UID:` line (the part before any fold). */
-function uidLine(text: string): string | null {
-  let start = 0;
-  for (let end = text.indexOf('\r\n'); end >= 0; end = text.indexOf('\r\n', start)) {
-    if (text.slice(start, start + 4).toUpperCase() === 'UID:') {
-      const uid = text.slice(start + 4, end).trim();
-      return uid === '' ? null : uid.slice(0, 255);
-    }
-    start = end + 2;
-  }
-  return null;
 }
 
 /**

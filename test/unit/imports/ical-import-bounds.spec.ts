@@ -90,7 +90,10 @@ describe('iCalendar import bounds', () => {
     const result = parse(
       calendar(
         vevent('a'),
-        vevent('long', `DESCRIPTION:${long}`),
+        vevent('long', `DESCRIPTION:${long}`).replace(
+          'UID:long',
+          'BEGIN:VALARM\r\nUID:alarm\r\nEND:VALARM\r\nUID:long',
+        ),
         vevent('folded', `DESCRIPTION:start\r\n${folded}`),
         vevent('b'),
       ),
@@ -98,8 +101,8 @@ describe('iCalendar import bounds', () => {
     );
     expect(uids(result)).toEqual(['a', 'b']);
     expect(reasons(result)).toEqual([
-      { index: 2, uid: null, reason: 'property_too_long' },
-      { index: 3, uid: null, reason: 'property_too_long' },
+      { index: 2, uid: 'long', reason: 'property_too_long' },
+      { index: 3, uid: 'folded', reason: 'property_too_long' },
     ]);
     // One line of 5 MB without a line end: refused as no calendar, read once.
     expect(parse('y'.repeat(5 * 1024 * 1024)).refused).toEqual({
