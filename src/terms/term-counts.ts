@@ -18,30 +18,14 @@ export async function recountTerms(manager: EntityManager): Promise<void> {
 }
 
 /**
- * The terms an event adds to the counts: its terms while it is published,
- * none otherwise. Inside a write transaction on MySQL the event row is
- * locked first, so two writes of one event cannot both count from the same state.
- */
-export async function countedTermsOf(manager: EntityManager, eventId: number): Promise<number[]> {
-  if (manager.connection.options.type === 'mysql' && manager.queryRunner?.isTransactionActive) {
-    await manager.findOne(Event, {
-      where: { id: eventId },
-      select: { id: true },
-      lock: { mode: 'pessimistic_write' },
-    });
-  }
-  return countedTermsOfEvents(manager, [eventId]);
-}
-
-/**
- * What countedTermsOf reads back for an event just created with these linked
+ * What countedTermsOfEvents reads back for an event just created with these linked
  * terms and this status, known without a read.
  */
 export function countedTermsOfNewEvent(status: unknown, termIds: number[]): number[] {
   return status === COUNTED_STATUS ? [...new Set(termIds)] : [];
 }
 
-/** What countedTermsOf gives, for many events: one entry per published event and term. */
+/** The terms events add to the counts: one entry per published event and term. */
 export async function countedTermsOfEvents(
   manager: EntityManager,
   eventIds: number[],
@@ -59,6 +43,52 @@ export async function countedTermsOfEvents(
     terms.push(...rows.map((row) => Number(row.termId)));
   }
   return terms;
+}
+
+/**
+ * The terms an event adds to the counts (its terms while it is published,
+ * none otherwise), read after the write locked the event row (lockEventRow),
+ * so two writes of one event cannot both count from the same state; with each
+ * term's taxonomy (what adjustTermCounts would
+ * otherwise read): one statement.
+ */
+export async function countedTermTaxonomiesOf(
+  manager: EntityManager,
+  eventId: number,
+): Promise<Map<number, string>> {
+  const rows: Array<{ termId: number | string; taxonomy: string }> = await manager
+    .createQueryBuilder(EventTerm, 'et')
+    .innerJoin(Event, 'e', 'e.id = et.eventId')
+    .innerJoin(Term, 't', 't.id = et.termId')
+    .select('et.termId', 'termId')
+    .addSelect('t.taxonomy', 'taxonomy')
+    .where('et.eventId = :eventId', { eventId })
+    .andWhere('e.status = :published', { published: COUNTED_STATUS })
+    .getRawMany();
+  return new Map(rows.map((row) => [Number(row.termId), row.taxonomy]));
+}
+
+/**
+ * lockTermsForCount that also answers which of the terms exist and their
+ * taxonomies (term ID → taxonomy), so the write checks the IDs it was sent
+ * against the same locking read instead of a count of its own. On SQLite a
+ * plain read (one writer at a time).
+ */
+export async function lockTermsReadingTaxonomies(
+  manager: EntityManager,
+  termIds: number[],
+): Promise<Map<number, string>> {
+  const ids = [...new Set(termIds)].sort((a, b) => a - b);
+  if (ids.length === 0) return new Map();
+  const query = manager
+    .createQueryBuilder(Term, 't')
+    .select('t.id', 'id')
+    .addSelect('t.taxonomy', 'taxonomy')
+    .where('t.id IN (:...ids)', { ids })
+    .orderBy('t.id');
+  if (manager.connection.options.type === 'mysql') query.setLock('pessimistic_write');
+  const rows: Array<{ id: number | string; taxonomy: string }> = await query.getRawMany();
+  return new Map(rows.map((row) => [Number(row.id), row.taxonomy]));
 }
 
 /**
@@ -81,8 +111,8 @@ export async function lockTermsForCount(manager: EntityManager, termIds: number[
 }
 
 /**
- * Applies an event write's effect on term counts (`before` and `after` from
- * countedTermsOf) and records the terms whose count moved as changed; their
+ * Applies an event write's effect on term counts (`before` and `after` as
+ * countedTermTaxonomiesOf and countedTermsOfEvents give them) and records the terms whose count moved as changed; their
  * taxonomies are read unless `taxonomies` (term ID → taxonomy) names them all.
  */
 export async function adjustTermCounts(
