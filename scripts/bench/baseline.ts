@@ -211,8 +211,7 @@ export const SQL = {
   insertTranslation:
     'INSERT INTO `event_translations`(`id`, `language`, `slug`, `description`, `excerpt`, `event_id`, `title`) ' +
     'VALUES (DEFAULT, ?, ?, ?, ?, ?, ?)',
-  lockTerms: (n: number) =>
-    `SELECT \`t\`.\`id\` AS \`id\`, \`t\`.\`taxonomy\` AS \`taxonomy\` FROM \`terms\` \`t\` WHERE \`t\`.\`id\` IN (${placeholders(n)}) ORDER BY \`t\`.\`id\` ASC FOR UPDATE`,
+  lockTerms: (n: number) => `SELECT id, taxonomy FROM terms WHERE id IN (${placeholders(n)}) ORDER BY id FOR UPDATE`,
   endpoints: 'SELECT id, events, url, secret, consecutive_failures FROM webhook_endpoints WHERE enabled = 1 LOCK IN SHARE MODE',
   takeSequence:
     'UPDATE change_state c, data_version d SET c.seq = LAST_INSERT_ID(c.seq + ?), d.version = d.version + 1 WHERE c.id = 1 AND d.id = 1',
@@ -223,8 +222,7 @@ export const SQL = {
     `INSERT INTO \`event_organizers\`(\`event_id\`, \`organizer_id\`, \`position\`) VALUES ${Array.from({ length: n }, () => '(?, ?, ?)').join(', ')}`,
   insertTerms: (n: number) =>
     `INSERT INTO \`event_terms\`(\`event_id\`, \`term_id\`) VALUES ${Array.from({ length: n }, () => '(?, ?)').join(', ')}`,
-  adjustTerms: (change: number, n: number) =>
-    `UPDATE \`terms\` SET \`published_count\` = published_count + ${change} WHERE \`id\` IN (${placeholders(n)})`,
+  adjustTerms: (n: number) => `UPDATE terms SET published_count = published_count + ? WHERE id IN (${placeholders(n)})`,
 };
 
 /** The events-list WHERE clause, as eventListQuery builds it for the filters the bench sends. */
@@ -819,14 +817,14 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
       if (termIds.length > 0) await q(SQL.insertTerms(termIds.length), termIds.flatMap((t) => [eventId, t]));
       // adjustTermCounts with what the write knows (countedTermsOfNewEvent): no read.
       const counted = columns.status === 'publish' ? [...termIds].sort((a, b) => a - b) : [];
-      if (counted.length > 0) await q(SQL.adjustTerms(1, counted.length), counted);
+      if (counted.length > 0) await q(SQL.adjustTerms(counted.length), [1, ...counted]);
       // The answer, read in the transaction: the event, then its terms, organizers and venue (link rows known).
       const event = (await loadEvents([eventId], connection)).get(eventId) as Event;
       const known: LinkRows = {
         termLinks: termIds.map((termId) => ({ et_event_id: eventId, et_term_id: termId }) as Row),
         organizerLinks: (organizerIds ?? []).map((organizerId) => ({ eo_event_id: eventId, eo_organizer_id: organizerId }) as Row),
       };
-      const [record] = await mapEvents([event], ctx, () => ({ withJsonLd: true }), known, connection);
+      const [record] = await mapEvents([event], ctx, () => ({}), known, connection);
       // ChangeTracker: the endpoints (webhook outbox), the sequence with the data version, the change rows.
       await q(SQL.endpoints, []);
       const changes = [...counted.map((termId) => [taxonomies.get(termId) === TAGS.taxonomy ? 'tag' : 'category', termId]), ['event', eventId]];
