@@ -18,9 +18,11 @@ import { OrganizersService } from '../organizers/organizers.service';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import {
   adjustTermCounts,
-  countedTermsOf,
+  countedTermsOfEvents,
   countedTermsOfNewEvent,
+  countedTermTaxonomiesOf,
   lockTermsForCount,
+  lockTermsReadingTaxonomies,
 } from '../terms/term-counts';
 import { TermLinksService } from '../terms/term-links.service';
 import { VenuesService } from '../venues/venues.service';
@@ -56,6 +58,7 @@ import {
   lockEventRow,
   writeEventLinks,
 } from './event-store';
+import { namedTermIds, taxonomiesOf, termCountsMayMove, termIdsOf } from './event-term-writes';
 import { eventColumns } from './event-write';
 import type { EventRecord } from './event.mapper';
 import { RecurrenceService } from './recurrence/recurrence.service';
@@ -236,8 +239,13 @@ export class EventsService {
     };
     const recurrence = this.recurrence.columnOf(input.recurrence, columns.timezone as string);
     const { answer, etag } = await writeTransaction(this.dataSource, async (manager) => {
-      const links = await this.resolveLinks(manager, input, ctx);
-      await lockTermsForCount(manager, [...(links.categoryIds ?? []), ...(links.tagIds ?? [])]);
+      // The terms it names, write-locked in ID order (lockTermsForCount) and checked in one read.
+      const checked = await lockTermsReadingTaxonomies(manager, namedTermIds(input));
+      const links = await this.resolveLinks(manager, input, ctx, checked);
+      await lockTermsForCount(
+        manager,
+        termIdsOf(links).filter((id) => !checked.has(id)),
+      );
       const parentId = await this.resolveParent(manager, input.post_parent, undefined);
       const event = {
         id: await insertRow(manager, Event, {
@@ -252,10 +260,7 @@ export class EventsService {
       await adjustTermCounts(
         manager,
         [],
-        countedTermsOfNewEvent(columns.status, [
-          ...(links.categoryIds ?? []),
-          ...(links.tagIds ?? []),
-        ]),
+        countedTermsOfNewEvent(columns.status, termIdsOf(links)),
         taxonomiesOf(links),
       );
       if (recurrence) {
@@ -282,14 +287,19 @@ export class EventsService {
       await assertPrecondition(ctx.precondition, () => this.readRecord(manager, current.id, ctx));
       // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
       const event = await findPostOrFail(manager, EVENTS, { id: current.id }, ctx.language);
-      const counted = await countedTermsOf(manager, event.id);
+      // The event row is locked (lockEventRow): its counted terms are read without locking it again.
+      const counted = await countedTermTaxonomiesOf(manager, event.id);
       const columns = { ...eventColumns(input, event, this.writeSettings), ...post };
-      const links = await this.resolveLinks(manager, input, ctx);
-      await lockTermsForCount(manager, [
-        ...counted,
-        ...(links.categoryIds ?? []),
-        ...(links.tagIds ?? []),
-      ]);
+      const countsMayMove = termCountsMayMove(input, columns.status, event);
+      // Its counted and named terms, write-locked in ID order and checked in one read (see create).
+      const checked = countsMayMove
+        ? await lockTermsReadingTaxonomies(manager, [...counted.keys(), ...namedTermIds(input)])
+        : new Map<number, string>();
+      const links = await this.resolveLinks(manager, input, ctx, checked);
+      await lockTermsForCount(
+        manager,
+        termIdsOf(links).filter((id) => !checked.has(id)),
+      );
       const parentId = await this.resolveParent(manager, input.post_parent, event.id);
       if (links.venueId !== undefined) columns.venueId = links.venueId;
       if (parentId !== undefined) columns.parentId = parentId;
@@ -303,7 +313,14 @@ export class EventsService {
       await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await manager.update(Event, event.id, { ...columns, revision: () => 'revision + 1' });
       await writeEventLinks(manager, event.id, links);
-      await adjustTermCounts(manager, counted, await countedTermsOf(manager, event.id));
+      if (countsMayMove) {
+        await adjustTermCounts(
+          manager,
+          [...counted.keys()],
+          await countedTermsOfEvents(manager, [event.id]),
+          new Map([...checked, ...counted]),
+        );
+      }
       if (isOccurrence) await this.recurrence.occurrenceChanged(manager, event.seriesId as number);
       const restored = event.status === 'trash' && !!columns.status && columns.status !== 'trash';
       if (isOccurrence && restored) await this.recurrence.restoreOccurrence(manager, event);
@@ -334,13 +351,13 @@ export class EventsService {
       const { answer, etag } = await writeTransaction(this.dataSource, async (manager) => {
         await lockEventRow(manager, event.id);
         await assertPrecondition(ctx.precondition, () => this.readRecord(manager, event.id, ctx));
-        const counted = await countedTermsOf(manager, event.id);
+        const counted = await countedTermTaxonomiesOf(manager, event.id);
         await manager.update(Event, event.id, {
           status: 'trash',
           modifiedAt: nowEpoch(),
           revision: () => 'revision + 1',
         });
-        await adjustTermCounts(manager, counted, []);
+        await adjustTermCounts(manager, [...counted.keys()], [], counted);
         await this.removeFromSeries(manager, event);
         recordChanges(manager, [
           { kind: 'event', id: event.id, action: 'deleted', permanent: false },
@@ -353,7 +370,7 @@ export class EventsService {
     await writeTransaction(this.dataSource, async (manager) => {
       await lockEventRow(manager, event.id);
       await assertPrecondition(ctx.precondition, () => this.readRecord(manager, event.id, ctx));
-      const counted = await countedTermsOf(manager, event.id);
+      const counted = await countedTermTaxonomiesOf(manager, event.id);
       await this.removeFromSeries(manager, event, true);
       // Its child events lose their `post_parent`.
       const children = await manager.find(Event, {
@@ -361,7 +378,7 @@ export class EventsService {
         select: { id: true },
       });
       await deleteEvent(manager, event.id);
-      await adjustTermCounts(manager, counted, []);
+      await adjustTermCounts(manager, [...counted.keys()], [], counted);
       recordChanges(manager, [
         ...children.map((child) => ({
           kind: 'event' as const,
@@ -451,11 +468,15 @@ export class EventsService {
     );
   }
 
-  /** Venue, organizers, categories and tags, in the body's order, inside the write's transaction. */
+  /**
+   * Venue, organizers, categories and tags, in the body's order, inside the
+   * write's transaction; `checked`: the named terms' taxonomies, read already.
+   */
   private async resolveLinks(
     manager: EntityManager,
     input: UpdateEventDto,
     ctx: RequestContext,
+    checked: ReadonlyMap<number, string>,
   ): Promise<LinkChanges> {
     const venueId = await this.venues.resolveForEvent(manager, input.venue, ctx);
     const organizerIds = await this.organizers.resolveForEvent(manager, input.organizer, ctx);
@@ -464,8 +485,9 @@ export class EventsService {
       CATEGORIES,
       input.categories,
       ctx,
+      checked,
     );
-    const tagIds = await this.terms.resolveForEvent(manager, TAGS, input.tags, ctx);
+    const tagIds = await this.terms.resolveForEvent(manager, TAGS, input.tags, ctx, checked);
     return { venueId, organizerIds, categoryIds, tagIds };
   }
 
@@ -526,14 +548,6 @@ function linkRowsOfNewEvent(eventId: number, links: LinkChanges): EventLinkRows 
     termLinks: [...termIds].map((termId) => ({ eventId, termId })),
     organizerLinks: (links.organizerIds ?? []).map((organizerId) => ({ eventId, organizerId })),
   };
-}
-
-/** The taxonomy of each term a write links, as its links name them. */
-function taxonomiesOf(links: LinkChanges): Map<number, string> {
-  return new Map([
-    ...(links.categoryIds ?? []).map((id): [number, string] => [id, CATEGORIES.taxonomy]),
-    ...(links.tagIds ?? []).map((id): [number, string] => [id, TAGS.taxonomy]),
-  ]);
 }
 
 /** By ID with `include`; by relevance when asked with search words; else by start (docs/api.md §5.1). */

@@ -225,13 +225,10 @@ export class TermsService {
     id: number,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<Term> {
-    const term = id
-      ? await manager.getRepository(Term).findOne({
-          where: { id, taxonomy: info.taxonomy },
-          relations: { translations: true },
-        })
-      : null;
-    if (!term || term.translations.length === 0) throw new ApiError(info.notFound);
+    // One LEFT JOIN (loadTerms): findOne() with the relation sends a DISTINCT query and then the rows.
+    const term = id ? (await loadTerms(manager, [id])).get(id) : undefined;
+    if (!term || term.taxonomy !== info.taxonomy || term.translations.length === 0)
+      throw new ApiError(info.notFound);
     return term;
   }
 
