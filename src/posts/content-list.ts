@@ -42,6 +42,9 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
   const qb = manager.createQueryBuilder(kind.entity, 'p');
   applyStatusScope(qb, 'p', scope);
   applySearch(qb, kind, query.search, ctx.language);
+  if (query.external_source !== undefined) {
+    qb.andWhere('p.externalSource = :externalSource', { externalSource: query.external_source });
+  }
   const linked = () => kind.linkedEvents(qb as SelectQueryBuilder<ObjectLiteral>, 'p.id');
   if (query.event !== undefined) {
     qb.andWhere(`EXISTS ${linked().andWhere('e.id = :linkedEvent').getQuery()}`, {
