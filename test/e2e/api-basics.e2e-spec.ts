@@ -180,9 +180,9 @@ describe('API basics', () => {
       expect(res.body.paths['/events/{id}'].get.responses['404']).toEqual({
         $ref: '#/components/responses/Error404',
       });
-      expect(
-        res.body.components.responses.Error404.content['application/json'].schema,
-      ).toEqual({ $ref: '#/components/schemas/ErrorBodyDto' });
+      expect(res.body.components.responses.Error404.content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/ErrorBodyDto',
+      });
     });
 
     it('serves Swagger UI at /docs', async () => {
