@@ -11,7 +11,13 @@ import {
   Query,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
@@ -25,13 +31,20 @@ import { UpdateEventDto } from './dto/update-event.dto';
 import { EventsService } from './events.service';
 import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
+import { UpsertAnswerInterceptor } from '../common/http/upsert-answer.interceptor';
+import { IdempotentPut } from '../idempotency/idempotency.interceptor';
+import { ExternalKeyUpserts } from '../posts/external-upsert';
+import { Event } from './entities/event.entity';
 // by-slug routes are declared before `:id` (literal segments first).
 @ApiTags('events')
 @ApiLanguageQuery()
 @CachedValidators()
 @Controller('events')
 export class EventsController {
-  constructor(private readonly events: EventsService) {}
+  constructor(
+    private readonly events: EventsService,
+    private readonly upserts: ExternalKeyUpserts,
+  ) {}
 
   @Get()
   @ApiListResponse('events', EventRecordDto, true)
@@ -102,6 +115,31 @@ export class EventsController {
     @Ctx() ctx: RequestContext,
   ) {
     return this.events.remove({ slug }, query.force, ctx);
+  }
+
+  @Put('by-external-id/:source/:id')
+  @ApiBearerAuth()
+  @IdempotentPut()
+  @UseInterceptors(UpsertAnswerInterceptor)
+  @ApiOperation({
+    summary: 'Create or update an event by its external key',
+    description:
+      'Creates the record with this key (201) or updates the one that has it (200); docs/api.md §17.',
+  })
+  @ApiOkResponse({ type: EventRecordDto })
+  @ApiCreatedResponse({ type: EventRecordDto })
+  upsertByExternalId(
+    @Param('source') source: string,
+    @Param('id') id: string,
+    @Body() body: CreateEventDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.upserts.upsert(
+      { entity: Event, notFound: 'rest-event-not-found', writes: this.events },
+      { source, id },
+      body,
+      ctx,
+    );
   }
 
   @Get(':id')

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ExternalKeyUpserts } from '../posts/external-upsert';
 import { OrganizersModule } from '../organizers/organizers.module';
 import { TermsModule } from '../terms/terms.module';
 import { VenuesModule } from '../venues/venues.module';
@@ -11,7 +12,7 @@ import { RecurrenceService } from './recurrence/recurrence.service';
 @Module({
   imports: [TermsModule, VenuesModule, OrganizersModule],
   controllers: [EventsController],
-  providers: [EventsService, EventRecordsService, RecurrenceService],
+  providers: [EventsService, EventRecordsService, RecurrenceService, ExternalKeyUpserts],
   exports: [EventsService, EventRecordsService],
 })
 export class EventsModule {}

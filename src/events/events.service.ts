@@ -27,6 +27,7 @@ import {
 import { TermLinksService } from '../terms/term-links.service';
 import { VenuesService } from '../venues/venues.service';
 import { assertCanCreate, assertCanEdit, assertCanSee, editContext } from '../posts/post-access';
+import { assertExternalKeyFree } from '../posts/external-keys';
 import { findPostId, findPostOrFail, PostRef, writePostTexts } from '../posts/post-store';
 import { postColumns } from '../posts/post-write';
 import { CreateEventDto } from './dto/create-event.dto';
@@ -247,6 +248,7 @@ export class EventsService {
         termIdsOf(links).filter((id) => !checked.has(id)),
       );
       const parentId = await this.resolveParent(manager, input.post_parent, undefined);
+      await assertExternalKeyFree(manager, Event, columns, undefined);
       const event = {
         id: await insertRow(manager, Event, {
           ...columns,
@@ -310,6 +312,7 @@ export class EventsService {
         : this.recurrence.columnOf(input.recurrence, columns.timezone ?? event.timezone);
       if (recurrence !== undefined) columns.recurrence = recurrence;
       if (recurrence === null) columns.seriesId = null;
+      await assertExternalKeyFree(manager, Event, columns, event.id);
       await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await manager.update(Event, event.id, { ...columns, revision: () => 'revision + 1' });
       await writeEventLinks(manager, event.id, links);

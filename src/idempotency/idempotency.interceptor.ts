@@ -5,6 +5,7 @@ import {
   Injectable,
   Logger,
   NestInterceptor,
+  SetMetadata,
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
@@ -30,11 +31,16 @@ import { SECRET_FIELDS, withoutSecrets } from './secret-fields';
 export const IDEMPOTENCY_KEY = 'Idempotency-Key';
 export const IDEMPOTENCY_REPLAYED = 'Idempotency-Replayed';
 
+const IDEMPOTENT_PUT = 'idempotency:put';
+
+/** A PUT that takes `Idempotency-Key` like every POST: the upserts by external key (docs/api.md §17). */
+export const IdempotentPut = () => SetMetadata(IDEMPOTENT_PUT, true);
+
 /** Headers of an answer that are part of it and replayed with it (the rest are per response). */
 const ANSWER_HEADERS = ['location', 'etag', 'last-modified', 'content-location'];
 
 /**
- * `Idempotency-Key` on every POST (docs/api.md §13): claims the key, runs the
+ * `Idempotency-Key` on every POST and the IdempotentPut routes (docs/api.md §13): claims the key, runs the
  * request, stores its answer; a retry gets the stored answer with
  * `Idempotency-Replayed: true` and writes nothing. Registered inside the
  * request time-out: when the client was already answered 503, the handler's
@@ -57,7 +63,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const req = http.getRequest<ContextualRequest & { body?: unknown }>();
     const res = http.getResponse<Response>();
     const key = req.get(IDEMPOTENCY_KEY);
-    if (req.method !== 'POST' || key === undefined) return next.handle();
+    const idempotent =
+      req.method === 'POST' ||
+      (req.method === 'PUT' && this.reflector.get<boolean>(IDEMPOTENT_PUT, context.getHandler()));
+    if (!idempotent || key === undefined) return next.handle();
     if (!isValidIdempotencyKey(key)) {
       throw ApiError.invalid(IDEMPOTENCY_KEY, 'isIdempotencyKey');
     }

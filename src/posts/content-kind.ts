@@ -2,6 +2,7 @@ import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import type { ErrorKey } from '../common/errors/error-codes';
 import type { PostTranslationColumns } from '../database/post-columns';
 import type { ContentMapOptions } from './content-record';
+import { externalKeyColumns } from './external-keys';
 import type { PostEntity, PostTable, PostTexts } from './post-store';
 import type { PostInput } from './post-write';
 
@@ -95,7 +96,9 @@ export function contentWrite<E>(
     },
     post: input,
     columns: Object.fromEntries(
-      Object.entries(columns).filter(([, value]) => value !== undefined),
+      Object.entries({ ...columns, ...externalKeyColumns(input.external_id) }).filter(
+        ([, value]) => value !== undefined,
+      ),
     ) as Partial<E>,
   };
 }

@@ -45,6 +45,9 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
   const words = fullTextWords(query.search ?? '');
   const byRelevance = query.orderby === 'relevance' && words.length > 0;
   if (words.length > 0) applyContentSearch(qb, kind, words, ctx.language, byRelevance);
+  if (query.external_source !== undefined) {
+    qb.andWhere('p.externalSource = :externalSource', { externalSource: query.external_source });
+  }
   const linked = () => kind.linkedEvents(qb as SelectQueryBuilder<ObjectLiteral>, 'p.id');
   if (query.event !== undefined) {
     qb.andWhere(`EXISTS ${linked().andWhere('e.id = :linkedEvent').getQuery()}`, {

@@ -19,7 +19,8 @@ import type { ContentEntity, ContentKind, ContentTranslation, ContentWrite } fro
 import { findContentPage } from './content-list';
 import type { ContentMapOptions } from './content-record';
 import type { ContentListQueryDto } from './dto/content.dto';
-import { findReusable, validateInline } from './inline-content';
+import { assertExternalKeyFree } from './external-keys';
+import { findByReference, findReusable, validateInline } from './inline-content';
 import { assertCanCreate, assertCanEdit, assertCanSee, editContext } from './post-access';
 import { findPostOrFail, loadPosts, PostRef, writePostTexts } from './post-store';
 import { postColumns } from './post-write';
@@ -96,6 +97,7 @@ export abstract class ContentService<
       await assertPrecondition(ctx.precondition, () => this.readRecord(manager, current.id, ctx));
       // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
       const item = await findPostOrFail(manager, this.kind, { id: current.id }, ctx.language);
+      await assertExternalKeyFree(manager, this.kind.entity, write.columns, item.id);
       await writePostTexts(manager, this.kind, item, write.texts, ctx.language);
       await manager.update(this.kind.entity, item.id, columns);
       await this.kind.touchEvents(manager, item.id, nowEpoch());
@@ -192,6 +194,8 @@ export abstract class ContentService<
     value: Record<string, unknown>,
     ctx: RequestContext,
   ): Promise<number> {
+    const byKey = await findByReference(manager, this.kind, value);
+    if (byKey !== undefined) return byKey;
     const dto = await validateInline(this.kind.inline.dto, value, this.kind.titleWire);
     const write = this.kind.write(dto);
     const existing = await findReusable(manager, this.kind, write);
@@ -219,6 +223,7 @@ export abstract class ContentService<
       ...write.columns,
       ...postColumns(write.post, ctx, this.config.siteTimezone, true),
     };
+    await assertExternalKeyFree(manager, this.kind.entity, write.columns, undefined);
     const item = {
       id: await insertRow(manager, this.kind.entity, columns as Partial<E>),
       translations: [] as T[],

@@ -1,7 +1,12 @@
 import { Module } from '@nestjs/common';
+import { ExternalKeyUpserts } from '../posts/external-upsert';
 import { VenuesController } from './venues.controller';
 import { VenuesService } from './venues.service';
 
 /** Venues; exports the service for the events module (records and the `venue` input). */
-@Module({ controllers: [VenuesController], providers: [VenuesService], exports: [VenuesService] })
+@Module({
+  controllers: [VenuesController],
+  providers: [VenuesService, ExternalKeyUpserts],
+  exports: [VenuesService],
+})
 export class VenuesModule {}

@@ -82,6 +82,7 @@ const KEY_INDEXES: Record<string, [string, string[], boolean][]> = {
     ['idx_events_start', ['start_at', 'id'], false],
     ['idx_events_end', ['end_at'], false],
     ['idx_events_venue', ['venue_id'], false],
+    ['uq_events_external_key', ['external_source', 'external_id'], true],
   ],
   event_translations: [
     ['uq_event_translations_event_language', ['event_id', 'language'], true],
@@ -90,9 +91,15 @@ const KEY_INDEXES: Record<string, [string, string[], boolean][]> = {
   idempotency_keys: [['idx_idempotency_keys_expires', ['expires_at'], false]],
   event_terms: [['idx_event_terms_term', ['term_id', 'event_id'], false]],
   event_organizers: [['idx_event_organizers_organizer', ['organizer_id', 'event_id'], false]],
-  venues: [['idx_venues_status_published', ['status', 'published_at', 'id'], false]],
+  venues: [
+    ['idx_venues_status_published', ['status', 'published_at', 'id'], false],
+    ['uq_venues_external_key', ['external_source', 'external_id'], true],
+  ],
   venue_translations: [['uq_venue_translations_venue_language', ['venue_id', 'language'], true]],
-  organizers: [['idx_organizers_status_published', ['status', 'published_at', 'id'], false]],
+  organizers: [
+    ['idx_organizers_status_published', ['status', 'published_at', 'id'], false],
+    ['uq_organizers_external_key', ['external_source', 'external_id'], true],
+  ],
   organizer_translations: [
     ['uq_organizer_translations_organizer_language', ['organizer_id', 'language'], true],
   ],

@@ -1,0 +1,22 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import type { Response } from 'express';
+import { map, Observable } from 'rxjs';
+import type { Upserted } from '../../posts/external-upsert';
+
+/**
+ * An upsert's answer (docs/api.md §17): 201 with a Location header naming
+ * the new record when it made one, else 200; the body is the record.
+ */
+@Injectable()
+export class UpsertAnswerInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const res = context.switchToHttp().getResponse<Response>();
+    return next.handle().pipe(
+      map(({ record, created }: Upserted<{ rest_url?: string }>) => {
+        res.status(created ? 201 : 200);
+        if (created && record.rest_url) res.setHeader('Location', record.rest_url);
+        return record;
+      }),
+    );
+  }
+}
