@@ -586,7 +586,11 @@ export class IcalService {
   }
 }
 
-/** A strong validator of everything a body depends on. */
+/**
+ * A strong validator of everything a feed's body depends on. Not a record's
+ * tag (recordTag): a streamed feed cannot hash its bytes before it sends
+ * them, so it hashes what they are written from (ical-feed-tag.ts).
+ */
 export function strongTag(parts: unknown): string {
   return entityTag(JSON.stringify(parts));
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ChangeKind } from '../changes/change-kinds';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
-import { bodyTag } from '../common/http/write-precondition';
+import { recordTag } from '../common/http/record-tag';
 import { EventsService } from '../events/events.service';
 import { OrganizersService } from '../organizers/organizers.service';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
@@ -33,7 +33,7 @@ export class ReadTags {
       tag: () => this.terms.get(TAGS, id, ctx),
     };
     try {
-      return bodyTag(await read[kind]());
+      return recordTag(await read[kind]());
     } catch (error) {
       if (error instanceof ApiError) return undefined;
       throw error;

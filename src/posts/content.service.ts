@@ -5,7 +5,8 @@ import { AccessPolicy } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { withTag } from '../common/http/tagged-record';
-import { assertPrecondition, bodyTag, writeAnswer } from '../common/http/write-precondition';
+import { recordTag } from '../common/http/record-tag';
+import { assertPrecondition, writeAnswer } from '../common/http/write-precondition';
 import { keptOrLoaded } from '../database/kept-rows';
 import { lockRow } from '../database/row-lock';
 import { ListPage } from '../common/pagination/list-page';
@@ -137,7 +138,7 @@ export abstract class ContentService<
         return undefined;
       }
       await manager.update(kind.entity, item.id, { status: 'trash', modifiedAt: now } as object);
-      return bodyTag(await this.readRecord(manager, item.id, ctx));
+      return recordTag(await this.readRecord(manager, item.id, ctx));
     });
     if (!force) Object.assign(item, { status: 'trash', modifiedAt: now });
     return withTag(kind.map(item, this.mapOptions(ctx, {})), etag);

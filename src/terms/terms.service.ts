@@ -5,7 +5,8 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { withTag } from '../common/http/tagged-record';
-import { assertPrecondition, bodyTag } from '../common/http/write-precondition';
+import { recordTag } from '../common/http/record-tag';
+import { assertPrecondition } from '../common/http/write-precondition';
 import { lockRow } from '../database/row-lock';
 import { ListPage, pageWindow } from '../common/pagination/list-page';
 import { appConfig } from '../config/app.config';
@@ -104,7 +105,7 @@ export class TermsService {
       recordChanges(manager, [{ kind: termKind(info.taxonomy), id: created, action: 'created' }]);
       return this.readRecord(manager, info, created, ctx);
     });
-    return withTag(record, bodyTag(record));
+    return withTag(record, recordTag(record));
   }
 
   async update(
@@ -168,7 +169,7 @@ export class TermsService {
       recordChanges(manager, [{ kind: termKind(info.taxonomy), id, action: 'updated' }]);
       return this.readRecord(manager, info, id, ctx);
     });
-    return withTag(record, bodyTag(record));
+    return withTag(record, recordTag(record));
   }
 
   /** Permanent delete; answers the term as it was. Children of a category lose their parent. */
