@@ -6,9 +6,6 @@ import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { MAX_LIST_ITEMS } from '../common/validation/decorators';
 import { appConfig } from '../config/app.config';
-import { EventOrganizer } from '../events/entities/event-organizer.entity';
-import { Event } from '../events/entities/event.entity';
-import { touchEventsOfOrganizer } from '../events/linked-record-touch';
 import { CONTENT_TITLE, ContentKind, contentWrite, emptyToNull } from '../posts/content-kind';
 import { ContentService } from '../posts/content.service';
 import { isUnlinkValue, parseReference } from '../posts/inline-content';
@@ -40,17 +37,6 @@ const ORGANIZERS: ContentKind<
     pageNotFound: 'organizer-archive-page-not-found',
   },
   searchColumns: ['phone', 'email', 'website'],
-  linkedEvents: (qb, outerId) =>
-    qb
-      .subQuery()
-      .select('1')
-      .from(EventOrganizer, 'eo')
-      .innerJoin(Event, 'e', 'e.id = eo.eventId')
-      .where(`eo.organizerId = ${outerId}`),
-  unlinkEvents: async (manager, id) => {
-    await manager.delete(EventOrganizer, { organizerId: id });
-  },
-  touchEvents: touchEventsOfOrganizer,
   write: (input) =>
     contentWrite<Organizer>(input, input.organizer, {
       phone: emptyToNull(input.phone),

@@ -13,15 +13,21 @@ import { ListPage } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
 import type { appConfig } from '../config/app.config';
 import { recordChanges } from '../changes/change-tracker';
-import { linkedEventChanges, visibilityMoves } from '../changes/linked-records';
 import { insertRow } from '../database/entity-rows';
+import { linkedEventChanges, touchLinkedEvents, unlinkEvents } from '../database/event-links';
 import { writeTransaction } from '../database/write-transaction';
 import type { ContentEntity, ContentKind, ContentTranslation, ContentWrite } from './content-kind';
 import { findContentPage } from './content-list';
 import type { ContentMapOptions } from './content-record';
 import type { ContentListQueryDto } from './dto/content.dto';
 import { findReusable, validateInline } from './inline-content';
-import { assertCanCreate, assertCanEdit, assertCanSee, editContext } from './post-access';
+import {
+  assertCanCreate,
+  assertCanEdit,
+  assertCanSee,
+  editContext,
+  visibilityMoves,
+} from './post-access';
 import { findPostOrFail, loadPosts, PostRef, writePostTexts } from './post-store';
 import { postColumns } from './post-write';
 
@@ -99,8 +105,8 @@ export abstract class ContentService<
       const item = await findPostOrFail(manager, this.kind, { id: current.id }, ctx.language);
       await writePostTexts(manager, this.kind, item, write.texts, ctx.language);
       await manager.update(this.kind.entity, item.id, columns);
-      await this.kind.touchEvents(manager, item.id, nowEpoch());
       const kind = this.kind.titleWire;
+      await touchLinkedEvents(manager, kind, item.id, nowEpoch());
       recordChanges(manager, [{ kind, id: item.id, action: 'updated' }]);
       // Events embed the record only for callers who may see it: announce them when that moves.
       if (visibilityMoves(item, columns as { status?: string; authorId?: number }))
@@ -129,8 +135,8 @@ export abstract class ContentService<
         ...(await linkedEventChanges(manager, kind.titleWire, item.id)),
         { kind: kind.titleWire, id: item.id, action: 'deleted', permanent: Boolean(force) },
       ]);
-      await kind.touchEvents(manager, item.id, now);
-      await kind.unlinkEvents(manager, item.id);
+      await touchLinkedEvents(manager, kind.titleWire, item.id, now);
+      await unlinkEvents(manager, kind.titleWire, item.id);
       if (force) {
         await manager.delete(kind.translation, { [kind.ownerKey]: item.id });
         await manager.delete(kind.entity, item.id);

@@ -12,10 +12,8 @@ import { ListPage, pageWindow } from '../common/pagination/list-page';
 import { appConfig } from '../config/app.config';
 import { termKind } from '../changes/change-kinds';
 import { recordChanges } from '../changes/change-tracker';
-import { linkedEventChanges } from '../changes/linked-records';
+import { EVENTS_TABLE, linkedEventChanges, unlinkEvents } from '../database/event-links';
 import { writeTransaction } from '../database/write-transaction';
-import { Event } from '../events/entities/event.entity';
-import { EventTerm } from '../events/entities/event-term.entity';
 import { assertVisibleFilter, editContext } from '../posts/post-access';
 import { toSlug } from '../posts/slugs';
 import { applyTranslatedFields } from '../posts/translations';
@@ -65,7 +63,7 @@ export class TermsService {
     const eventId = query.event ?? query.post;
     if (eventId !== undefined) {
       const parameter = query.event !== undefined ? 'event' : 'post';
-      await assertVisibleFilter(this.dataSource.manager, Event, eventId, ctx.user, parameter);
+      await assertVisibleFilter(this.dataSource.manager, EVENTS_TABLE, eventId, ctx.user, parameter);
     }
 
     const window = pageWindow(query, this.config.maxPerPage);
@@ -202,7 +200,7 @@ export class TermsService {
         { parentId: id, taxonomy: info.taxonomy },
         { parentId: 0 },
       );
-      await manager.delete(EventTerm, { termId: id });
+      await unlinkEvents(manager, 'term', id);
       await manager.delete(Term, { id });
     });
     return record;
