@@ -1,7 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AccessPolicy, PostStatus } from '../auth/policy';
 import { DataVersionService } from '../common/cache/data-version.service';
 import { VersionStampedLru } from '../common/cache/version-stamped-lru';
 import { CacheStats, signals } from '../metrics/signals';
@@ -9,8 +8,8 @@ import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { utcWire } from '../common/time/dates';
 import { committedRead } from '../database/write-transaction';
-import { EventRecordsService, LinkedRecordCache } from '../events/event-records.service';
-import { EventsService } from '../events/events.service';
+import { RecordReaders } from '../common/records/record-readers';
+import { LinkedRecordCache } from '../events/event-records.service';
 import { CursorCodec } from './change-cursor';
 import { ChangeTracker, CommittedChange } from './change-tracker';
 import { FeedEventCache } from './feed-event-cache';
@@ -105,7 +104,7 @@ export class ChangesService implements OnModuleInit {
     new CacheStats('feed_caught_up'),
   );
   /** Event records for anonymous polls, per LinkedEntry scope; unused with read replicas. */
-  private readonly eventRecords = new FeedEventCache<ChangeRecord>(EVENT_RECORDS_MAX);
+  private readonly eventRecords = new FeedEventCache<object>(EVENT_RECORDS_MAX);
   /** Changed events waiting to be read for the next polls (warm), and whether a batch runs. */
   private readonly toWarm = new Map<number, number>();
   private warming = false;
@@ -114,8 +113,7 @@ export class ChangesService implements OnModuleInit {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly events: EventsService,
-    private readonly records: EventRecordsService,
+    private readonly readers: RecordReaders,
     private readonly versions: DataVersionService,
     private readonly tracker: ChangeTracker,
   ) {}
@@ -234,19 +232,9 @@ export class ChangesService implements OnModuleInit {
   }
 
   /**
-   * One record as the feed shows it to this caller, or undefined when the caller
-   * may not read it (or it is gone): the answer of a create or update whose
-   * stored answer was lost (docs/api.md §13).
-   */
-  async recordOf(kind: ChangeKind, id: number, ctx: RequestContext): Promise<object | undefined> {
-    const row: ChangeRow = { kind, id, seq: 0, deleted: false, changedAt: 0 };
-    return (await this.readableRecords([row], ctx)).get(kind)?.get(id);
-  }
-
-  /**
    * The records of a page the caller may read by ID, per kind, one batch per
-   * kind; venues, organizers and terms (their own and those events embed)
-   * from `linked` where it has them.
+   * kind (RecordReaders), all at once; venues, organizers and terms (their
+   * own and those events embed) from `linked` where it has them.
    */
   private async readableRecords(
     rows: ChangeRow[],
@@ -255,29 +243,14 @@ export class ChangesService implements OnModuleInit {
     /** The scope of the event records kept for this anonymous poll (FeedEventCache). */
     keptScope?: string,
   ): Promise<Map<ChangeKind, Map<number, ChangeRecord>>> {
-    const ids = (kind: ChangeKind) =>
-      rows.filter((row) => row.kind === kind && !row.deleted).map((row) => row.id);
-    const termIds = [...ids('category'), ...ids('tag')];
-    const [venueIds, organizerIds] = [ids('venue'), ids('organizer')];
+    const ids = RecordReaders.idsByKind(rows.filter((row) => !row.deleted));
     const eventRows = rows.filter((row) => row.kind === 'event' && !row.deleted);
-    const readEvents = (eventIds: number[]) => this.events.feedRecords(eventIds, ctx, linked);
-    const [events, { terms, organizers, venues }] = await Promise.all([
-      eventRows.length === 0
-        ? new Map<number, ChangeRecord>()
-        : keptScope !== undefined
-          ? this.eventRecords.recordsOf(keptScope, eventRows, readEvents)
-          : readEvents(eventRows.map((row) => row.id)),
-      termIds.length || organizerIds.length || venueIds.length
-        ? this.records.linkedRecords(termIds, organizerIds, venueIds, ctx, linked)
-        : { terms: new Map(), organizers: new Map(), venues: new Map() },
-    ]);
-    return new Map<ChangeKind, Map<number, ChangeRecord>>([
-      ['event', events],
-      ['venue', readable(venues as Map<number, PostRecord>, ctx)],
-      ['organizer', readable(organizers as Map<number, PostRecord>, ctx)],
-      ['category', terms],
-      ['tag', terms],
-    ]);
+    return (await this.readers.readAll(ids, (reader, kindIds, kinds) => {
+      const read = (some: number[]) => reader.feed(some, ctx, linked);
+      return kinds.includes('event') && keptScope !== undefined
+        ? this.eventRecords.recordsOf(keptScope, eventRows, read)
+        : read(kindIds);
+    })) as Map<ChangeKind, Map<number, ChangeRecord>>;
   }
 
   /**
@@ -370,12 +343,13 @@ export class ChangesService implements OnModuleInit {
           .filter((entry) => Date.now() - entry.polledAt <= LINKED_MAX_AGE_MS)
           .sort((a, b) => b.polledAt - a.polledAt)
           .slice(0, WARM_SCOPES);
+        const events = this.readers.of('event');
         for (const { language, apiUrl } of polled) {
           const ctx: RequestContext = { language, apiUrl };
           await this.linkedAt(head, ctx)
             .then((entry) =>
               this.eventRecords.recordsOf(entry.scope, batch, (ids) =>
-                this.events.feedRecords(ids, ctx, entry.cache),
+                events.feed(ids, ctx, entry.cache),
               ),
             )
             .catch(() => undefined);
@@ -492,7 +466,7 @@ function linkedIn(
 /** Whether an event record embeds one of these venues, organizers or terms. */
 function embedsAnyOf(
   changed: Array<{ kind: 'venue' | 'organizer' | 'term'; id: number }>,
-): (record: ChangeRecord) => boolean {
+): (record: object) => boolean {
   const keys = new Set(changed.map(({ kind, id }) => `${kind}:${id}`));
   const has = (kind: string, members: unknown) =>
     [members]
@@ -507,25 +481,6 @@ function embedsAnyOf(
       has('term', event.tags)
     );
   };
-}
-
-type PostRecord = ChangeRecord & { author: string; status: PostStatus };
-
-/** Venues and organizers the caller may read by ID; trashed ones count as gone (docs/api.md §12). */
-function readable(
-  records: Map<number, PostRecord>,
-  ctx: RequestContext,
-): Map<number, ChangeRecord> {
-  return new Map(
-    [...records].filter(
-      ([, record]) =>
-        record.status !== 'trash' &&
-        AccessPolicy.canSeeItem(ctx.user, {
-          authorId: Number(record.author),
-          status: record.status,
-        }),
-    ),
-  );
 }
 
 /** How far behind a poll's cursor was: the age of the oldest change it had not seen (0 when none). */

@@ -16,15 +16,14 @@ import {
   ChangeCollection,
   kindOfCollection,
 } from '../changes/change-kinds';
-import { ChangesService } from '../changes/changes.service';
 import { ApiError } from '../common/errors/api-error';
 import { renderError } from '../common/errors/api-exception.filter';
 import { ContextualRequest, requestContextOf } from '../common/http/request-context';
+import { RecordReaders } from '../common/records/record-readers';
 import { appConfig } from '../config/app.config';
 import { requestLanguage } from '../i18n/language.middleware';
 import { canonicalJson, isValidIdempotencyKey, sha256 } from './fingerprint';
 import { Claim, IdempotencyStore, StoredAnswer } from './idempotency.store';
-import { ReadTags } from './read-tags';
 import { SECRET_FIELDS, withoutSecrets } from './secret-fields';
 
 export const IDEMPOTENCY_KEY = 'Idempotency-Key';
@@ -46,8 +45,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   constructor(
     private readonly store: IdempotencyStore,
-    private readonly changes: ChangesService,
-    private readonly tags: ReadTags,
+    private readonly readers: RecordReaders,
     private readonly reflector: Reflector,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
   ) {}
@@ -162,7 +160,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const ctx = requestContextOf(req);
     const record =
       kind && id !== null
-        ? ((await this.changes.recordOf(kind, id, ctx)) as
+        ? ((await this.readers.of(kind).feed([id], ctx)).get(id) as
             { rest_url?: string; urls?: { self?: string } } | undefined)
         : undefined;
     if (!record || !kind || id === null) {
@@ -171,7 +169,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     // The Location of a create, as LocationInterceptor sets it, and the ETag a write carries.
     const location = record.rest_url ?? record.urls?.self;
-    const etag = await this.tags.of(kind, id, ctx);
+    const etag = await this.readers.tagOf(kind, id, ctx);
     const answer: StoredAnswer = {
       status: lost.status,
       headers: {

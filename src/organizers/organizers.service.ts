@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { MAX_LIST_ITEMS } from '../common/validation/decorators';
+import { RecordReaders } from '../common/records/record-readers';
 import { appConfig } from '../config/app.config';
 import { CONTENT_TITLE, ContentKind, contentWrite, emptyToNull } from '../posts/content-kind';
 import { ContentService } from '../posts/content.service';
@@ -59,8 +60,9 @@ export class OrganizersService extends ContentService<
   constructor(
     @InjectDataSource() dataSource: DataSource,
     @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
+    readers: RecordReaders,
   ) {
-    super(dataSource, config, ORGANIZERS);
+    super(dataSource, config, ORGANIZERS, readers);
   }
 
   /**

@@ -1,12 +1,15 @@
+import type { OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { DataSource, EntityManager, FindOptionsWhere, In, Not } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { AccessPolicy } from '../auth/policy';
+import { AccessPolicy, type PostStatus } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { withTag } from '../common/http/tagged-record';
 import { recordTag } from '../common/http/record-tag';
 import { assertPrecondition, writeAnswer } from '../common/http/write-precondition';
+import { cachedRecords, type LinkedRecordStore } from '../common/records/linked-record-cache';
+import type { RecordReaders, RecordsById } from '../common/records/record-readers';
 import { keptOrLoaded } from '../database/kept-rows';
 import { lockRow } from '../database/row-lock';
 import { ListPage } from '../common/pagination/list-page';
@@ -39,14 +42,28 @@ import { postColumns } from './post-write';
 export abstract class ContentService<
   E extends ContentEntity<T>,
   T extends ContentTranslation,
-  R,
+  R extends { author: string; status: PostStatus },
   D extends object,
-> {
+> implements OnModuleInit
+{
   protected constructor(
     protected readonly dataSource: DataSource,
     protected readonly config: ConfigType<typeof appConfig>,
     protected readonly kind: ContentKind<E, T, R, D>,
+    private readonly readers: RecordReaders,
   ) {}
+
+  /** Registers how records of this kind are read by ID (RecordReaders). */
+  onModuleInit(): void {
+    const { collection } = this.kind;
+    this.readers.register([this.kind.titleWire], {
+      feed: (ids, ctx, linked) => this.feedRecords(ids, ctx, linked),
+      edit: (manager, ids, ctx, kept) =>
+        // A write's kept rows of this kind are rows of its entity.
+        this.editRecords(manager, ids, ctx, kept?.[collection] as ReadonlyMap<number, E>),
+      get: (id, ctx) => this.get({ id }, ctx),
+    });
+  }
 
   async list(query: ContentListQueryDto, ctx: RequestContext): Promise<ListPage<R>> {
     const edit = editContext(query.context, ctx);
@@ -157,6 +174,27 @@ export abstract class ContentService<
     manager: EntityManager = this.dataSource.manager,
   ): Promise<Map<number, R>> {
     return this.embeddedRecords(await this.rowsByIds(manager, ids), ctx);
+  }
+
+  /**
+   * Records as the changes feed shows them (docs/api.md §12): as events
+   * embed them (from `linked` where it has them), only those the caller may
+   * read by ID; trashed ones count as gone.
+   */
+  private async feedRecords(
+    ids: number[],
+    ctx: RequestContext,
+    linked?: LinkedRecordStore,
+  ): Promise<RecordsById> {
+    const records = await cachedRecords<object>(linked, linked?.[this.kind.collection], ids, (missing) =>
+      this.recordsByIds(missing, ctx),
+    );
+    return new Map(
+      [...records].filter(([, record]) => {
+        const { author, status } = record as R;
+        return status !== 'trash' && AccessPolicy.canSeeItem(ctx.user, { authorId: Number(author), status });
+      }),
+    );
   }
 
   /** The rows of records by ID with their translations, in one query. */

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { RecordReaders } from '../common/records/record-readers';
 import { appConfig } from '../config/app.config';
 import { CONTENT_TITLE, ContentKind, contentWrite, emptyToNull } from '../posts/content-kind';
 import { ContentService } from '../posts/content.service';
@@ -62,8 +63,9 @@ export class VenuesService extends ContentService<
   constructor(
     @InjectDataSource() dataSource: DataSource,
     @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
+    readers: RecordReaders,
   ) {
-    super(dataSource, config, VENUES);
+    super(dataSource, config, VENUES, readers);
   }
 
   /**
