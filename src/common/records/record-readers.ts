@@ -104,14 +104,18 @@ export class RecordReaders {
       const reader = this.of(kind);
       const group = groups.get(reader) ?? { kinds: [], ids: [] };
       group.kinds.push(kind);
-      group.ids.push(...kindIds);
+      for (const id of kindIds) group.ids.push(id);
       groups.set(reader, group);
     }
     const batch = options.batch ?? Infinity;
     const readGroup = async (reader: RecordReader, group: { kinds: ChangeKind[]; ids: number[] }) => {
+      // One batch: the reader's own map, not a copy (a feed page reads each kind once).
+      if (group.ids.length <= batch) {
+        return { kinds: group.kinds, records: await read(reader, group.ids, group.kinds) };
+      }
       const records: RecordsById = new Map();
       for (let i = 0; i < group.ids.length; i += batch) {
-        const slice = batch === Infinity ? group.ids : group.ids.slice(i, i + batch);
+        const slice = group.ids.slice(i, i + batch);
         for (const [id, record] of await read(reader, slice, group.kinds)) records.set(id, record);
       }
       return { kinds: group.kinds, records };
