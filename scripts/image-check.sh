@@ -184,7 +184,9 @@ base_bytes=$(pm image inspect "$BASE" --format '{{.Size}}')
 own_mb=$(((image_bytes - base_bytes) / 1000000))
 check "image's own layers ${own_mb} MB <= ${MAX_OWN_MB} MB (image $((image_bytes / 1000000)) MB, base $((base_bytes / 1000000)) MB)" \
   test "$own_mb" -le "$MAX_OWN_MB"
-pm history --format '{{.Size}}\t{{.CreatedBy}}' "$IMAGE" | head -8 | cut -c1-120 | sed 's/^/      /'
+# awk reads to the end: `head` would close the pipe early, and under pipefail podman's SIGPIPE
+# (exit 141) would end the check.
+pm history --format '{{.Size}}\t{{.CreatedBy}}' "$IMAGE" | awk 'NR <= 8 { print "      " substr($0, 1, 120) }'
 
 # ---- helpers -------------------------------------------------------------------------------
 SECRET=$(head -c 48 /dev/urandom | base64 -w0)

@@ -8,7 +8,8 @@ import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { Ctx, RequestContext } from '../common/http/request-context';
 import { IcalEventQueryDto, IcalFeedQueryDto } from './dto/ical-query.dto';
 import { recordTag } from '../common/http/record-tag';
-import { IcalService } from './ical.service';
+import { IcalEventService } from './ical-event.service';
+import { IcalFeedService } from './ical-feed.service';
 import { sendHeadersOr304, streamTo } from './ical-response';
 
 const CALENDAR = {
@@ -26,7 +27,10 @@ const CALENDAR = {
 export class IcalController {
   private readonly logger = new Logger('IcalFeed');
 
-  constructor(private readonly ical: IcalService) {}
+  constructor(
+    private readonly feeds: IcalFeedService,
+    private readonly events: IcalEventService,
+  ) {}
 
   // A repeated poll's 304 comes from the validator cache, before validation and this handler.
   @Get('events.ics')
@@ -42,10 +46,10 @@ export class IcalController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const prepared = await this.ical.prepareFeed(query, ctx);
+    const prepared = await this.feeds.prepareFeed(query, ctx);
     if (!sendHeadersOr304(req, res, prepared.etag)) return;
     // The handler returns now: the body is streamed beyond the request timeout's reach.
-    streamTo(res, this.ical.feed(prepared, ctx), (error) =>
+    streamTo(res, this.feeds.feed(prepared, ctx), (error) =>
       this.logger.error(`feed aborted: ${error.message}`, error.stack),
     );
   }
@@ -84,7 +88,7 @@ export class IcalController {
     req: Request,
     res: Response,
   ): Promise<void> {
-    const body = await this.ical.event(ref, query, ctx);
+    const body = await this.events.event(ref, query, ctx);
     if (sendHeadersOr304(req, res, recordTag(body))) res.end(body);
   }
 }

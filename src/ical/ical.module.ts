@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { IcalController } from './ical.controller';
-import { IcalService } from './ical.service';
+import { IcalEventService } from './ical-event.service';
+import { IcalFeedReader } from './ical-feed-reader';
+import { IcalFeedService } from './ical-feed.service';
+import { IcalSeriesExport } from './ical-series-export';
 
 /** iCalendar feeds and single events (docs/api.md §14), written from the events module's records. */
 @Module({
   imports: [EventsModule],
   controllers: [IcalController],
-  providers: [IcalService],
+  providers: [IcalFeedService, IcalFeedReader, IcalSeriesExport, IcalEventService],
 })
 export class IcalModule {}

@@ -11,8 +11,9 @@ const STEM_LENGTH = MAX_SLUG_LENGTH - 8;
  * only, say) gets `fallback`.
  */
 export function toSlug(text: string, fallback: string): string {
-  // Symbols are dropped, as WordPress does, not spelled out ("&" → "and").
-  const words = text.replace(/[^\p{L}\p{N}\s_-]/gu, ' ');
+  // Apostrophes join their word ("children's" → "childrens"), other symbols split words; both
+  // as WordPress does, not spelled out ("&" → "and").
+  const words = text.replace(/['\u2019]/gu, '').replace(/[^\p{L}\p{N}\s_-]/gu, ' ');
   const slug = slugify(words, { lower: true, strict: true, trim: true })
     .slice(0, MAX_SLUG_LENGTH)
     .replace(/-+$/, '');

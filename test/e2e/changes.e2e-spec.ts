@@ -1,7 +1,7 @@
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { ChangesRetention } from '../../src/changes/changes-retention.service';
-import { ChangesService } from '../../src/changes/changes.service';
+import { ChangeLogReader } from '../../src/changes/change-log-reader';
 import {
   FeedClient,
   FeedEntry,
@@ -118,9 +118,7 @@ describe('changes feed', () => {
   it('answers a poll repeated while nothing was written without reading again, and reads after a write', async () => {
     await post('/events', event('Draft', { status: 'draft' }));
     const { next_cursor: cursor } = await feedPage(t);
-    const feed = t.app.get(ChangesService) as unknown as {
-      readChanges: (...args: unknown[]) => Promise<unknown>;
-    };
+    const feed = t.app.get(ChangeLogReader);
     const reads = jest.spyOn(feed, 'readChanges');
     try {
       const idle = { changes: [], next_cursor: cursor, has_more: false };
@@ -479,13 +477,11 @@ describe('changes feed', () => {
 
     await post(`/venues/${venue.id}`, { venue: 'Tweede zaal' });
     // The next poll has read its head when the venue changes again: its one row moves past that head.
-    const feed = t.app.get(ChangesService) as unknown as {
-      readChanges: (...args: unknown[]) => Promise<unknown>;
-    };
+    const feed = t.app.get(ChangeLogReader);
     const readChanges = feed.readChanges.bind(feed);
     const writeAfterHead = jest
       .spyOn(feed, 'readChanges')
-      .mockImplementationOnce(async (...args: unknown[]) => {
+      .mockImplementationOnce(async (...args) => {
         const read = await readChanges(...args);
         await post(`/venues/${venue.id}`, { venue: 'Derde zaal' });
         return read;

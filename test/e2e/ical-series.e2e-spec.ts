@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { RecurrenceService } from '../../src/events/recurrence/recurrence.service';
-import { IcalService } from '../../src/ical/ical.service';
+import { IcalFeedService } from '../../src/ical/ical-feed.service';
 import { eventRequests } from './helpers/events';
 import { expandCalendar, rawBody, readCalendar, Shown } from './helpers/ical';
 import { API, createTestApp, TestApp, UserName } from './helpers/test-app';
@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 beforeEach(() => {
-  t.app.get(IcalService).batchSize = 500;
+  t.app.get(IcalFeedService).batchSize = 500;
   return t.reset();
 });
 
@@ -213,7 +213,7 @@ describe('a series is one VEVENT with its rule', () => {
 
 describe('windows, filters and batches', () => {
   it('a series is in a feed when any of its events matches, once, across batches', async () => {
-    t.app.get(IcalService).batchSize = 2;
+    t.app.get(IcalFeedService).batchSize = 2;
     const id = (await api.create({ ...CHOIR, categories: ['Zang'] }).expect(201)).body.id as number;
     const other = await api
       .create({

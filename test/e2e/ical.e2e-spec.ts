@@ -2,7 +2,8 @@ import { get as httpGet, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DateTime } from 'luxon';
 import { EventRecordsService } from '../../src/events/event-records.service';
-import { IcalService } from '../../src/ical/ical.service';
+import { IcalFeedReader } from '../../src/ical/ical-feed-reader';
+import { IcalFeedService } from '../../src/ical/ical-feed.service';
 import { apiUrl } from './helpers/content';
 import { dayAt, eventRequests } from './helpers/events';
 import { Calendar, readCalendar, utcTime, icsRequest } from './helpers/ical';
@@ -23,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 beforeEach(() => {
-  t.app.get(IcalService).batchSize = 500;
+  t.app.get(IcalFeedService).batchSize = 500;
   return t.reset();
 });
 
@@ -309,7 +310,7 @@ describe('filtered feeds hold exactly what the JSON list holds', () => {
         .expect(201);
     }
     // Small batches: the feed reads many keyset batches.
-    t.app.get(IcalService).batchSize = 7;
+    t.app.get(IcalFeedService).batchSize = 7;
     const window = `start_date=${dayAt(0).slice(0, 10)}&end_date=${dayAt(40).slice(0, 10)}`;
     const filters = [
       '',
@@ -339,11 +340,9 @@ describe('filtered feeds hold exactly what the JSON list holds', () => {
         .expect(201);
       ids.push(created.body.id as number);
     }
-    const ical = t.app.get(IcalService);
-    ical.batchSize = 2;
-    type Page = { ids: number[] };
-    const pages = ical as unknown as { idPage: (...args: unknown[]) => Promise<Page> };
-    const idPage = pages.idPage.bind(ical);
+    t.app.get(IcalFeedService).batchSize = 2;
+    const pages = t.app.get(IcalFeedReader);
+    const idPage = pages.idPage.bind(pages);
     // The second event's page is read, then the event is deleted before its rows are.
     const spy = jest.spyOn(pages, 'idPage').mockImplementation(async (...args) => {
       const page = await idPage(...args);
@@ -365,7 +364,7 @@ describe('filtered feeds hold exactly what the JSON list holds', () => {
     for (let i = 0; i < 30; i++) {
       await api.create({ title: `E${i}`, start_date: dayAt(1), end_date: dayAt(1) }).expect(201);
     }
-    const ical = t.app.get(IcalService);
+    const ical = t.app.get(IcalFeedService);
     ical.batchSize = 2;
     // Every batch of plain events takes its venues, organizers and terms from here.
     const records = t.app.get(EventRecordsService);
@@ -654,10 +653,7 @@ describe('validators', () => {
   });
 
   it('reads the zones again only after a write, per filters and caller', async () => {
-    const zoneQueries = jest.spyOn(
-      t.app.get(IcalService) as unknown as { feedZones: () => Promise<string> },
-      'feedZones',
-    );
+    const zoneQueries = jest.spyOn(t.app.get(IcalFeedReader), 'feedZones');
     const at = (timezone: string, title: string) =>
       api
         .create({

@@ -3,7 +3,7 @@ import { ChangesRetention } from '../../src/changes/changes-retention.service';
 import { ChangesService } from '../../src/changes/changes.service';
 import { ReadValidatorCache } from '../../src/common/cache/read-validator-cache.service';
 import { EventsService } from '../../src/events/events.service';
-import { IcalService } from '../../src/ical/ical.service';
+import { IcalFeedService } from '../../src/ical/ical-feed.service';
 import { VenuesService } from '../../src/venues/venues.service';
 import { dayAt } from './helpers/events';
 import { API, createTestApp, errorBody, TestApp, UserName } from './helpers/test-app';
@@ -40,7 +40,7 @@ describe('read validators (304 without running the handler)', () => {
     eventsGet = jest.spyOn(t.app.get(EventsService), 'get');
     venuesList = jest.spyOn(t.app.get(VenuesService), 'list');
     feedPage = jest.spyOn(t.app.get(ChangesService), 'page');
-    icalFeed = jest.spyOn(t.app.get(IcalService), 'prepareFeed');
+    icalFeed = jest.spyOn(t.app.get(IcalFeedService), 'prepareFeed');
   });
   afterAll(() => t?.close());
   beforeEach(async () => {

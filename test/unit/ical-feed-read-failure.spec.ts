@@ -1,4 +1,5 @@
-import { IcalService } from '../../src/ical/ical.service';
+import { calendarHead } from '../../src/ical/ical-calendar';
+import { IcalFeedService } from '../../src/ical/ical-feed.service';
 
 /*
  * A read of the feed fails while the feed waits for a slow consumer (the
@@ -32,18 +33,20 @@ describe('iCalendar feed: a read that fails while the consumer waits', () => {
           }, 5),
         );
       const later = <T>(value: T) => new Promise<T>((resolve) => setTimeout(resolve, 20, value));
-      const service = Object.create(IcalService.prototype) as Record<string, unknown>;
+      const service = Object.create(IcalFeedService.prototype) as Record<string, unknown>;
       let pages = 0;
       let batches = 0;
       Object.assign(service, {
-        calendarHead: () => 'BEGIN:VCALENDAR\r\n',
+        config: { siteTimezone: 'UTC' },
         zonesOf: async () => '',
         leanContext: () => ({}),
         writeBatch: async () => Buffer.from('BEGIN:VEVENT\r\nEND:VEVENT\r\n'),
-        idPage: () => {
-          pages += 1;
-          if (failing === 'the next ID page' && pages === 2) return failed();
-          return Promise.resolve({ ids: [pages], after: { id: pages, startAt: 0 } });
+        reader: {
+          idPage: () => {
+            pages += 1;
+            if (failing === 'the next ID page' && pages === 2) return failed();
+            return Promise.resolve({ ids: [pages], after: { id: pages, startAt: 0 } });
+          },
         },
         readBatch: () => {
           batches += 1;
@@ -51,8 +54,11 @@ describe('iCalendar feed: a read that fails while the consumer waits', () => {
           return later({ pieces: [], plain: [] });
         },
       });
-      const feed = (service as unknown as IcalService).feed({} as never, {} as never);
-      expect((await feed.next()).value).toBe('BEGIN:VCALENDAR\r\n');
+      const feed = (service as unknown as IcalFeedService).feed(
+        { filters: {} } as never,
+        { language: 'en' } as never,
+      );
+      expect((await feed.next()).value).toBe(calendarHead('en', 'UTC'));
       await feed.next(); // the zones
       // The first batch; the next batch's read (or the page after it) is in flight and fails.
       await feed.next();

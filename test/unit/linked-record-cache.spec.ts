@@ -4,7 +4,7 @@ import type { VenueRecord } from '../../src/venues/venue.mapper';
 
 /*
  * The feed carries its linked-record cache over a head move by dropping the
- * records that changed (ChangesService.linkedAt). A load that began before
+ * records that changed (FeedRecordCaches.linkedAt). A load that began before
  * such a drop may have read the state before the change: it is answered,
  * but must not be kept, or every later read would embed the old state.
  */

@@ -18,11 +18,25 @@ function codeOf(error: unknown): unknown {
   return (error as { code?: unknown } | null)?.code;
 }
 
+/** better-sqlite3's error for a statement on a closed handle: it has no code of its own. */
+const SQLITE_CLOSED = 'The database connection is not open';
+
+/** SQLite cannot read or write its file (unmounted volume, failing disk, file gone). */
+function isSqliteFileError(code: unknown): boolean {
+  return (
+    typeof code === 'string' &&
+    (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_IOERR' || code.startsWith('SQLITE_IOERR_'))
+  );
+}
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   const driverError = (error as { driverError?: unknown } | null)?.driverError;
-  return (
-    UNAVAILABLE_CODES.has(codeOf(error) as string) ||
-    UNAVAILABLE_CODES.has(codeOf(driverError) as string)
+  return [error, driverError].some(
+    (e) =>
+      UNAVAILABLE_CODES.has(codeOf(e) as string) ||
+      isSqliteFileError(codeOf(e)) ||
+      // By name, not instanceof: the native driver's TypeError may come from another realm.
+      ((e as Error | null)?.name === 'TypeError' && (e as Error).message === SQLITE_CLOSED),
   );
 }
 
