@@ -31,8 +31,8 @@ import { UpdateEventDto } from './dto/update-event.dto';
 import { EventsService } from './events.service';
 import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
-import { UpsertAnswerInterceptor } from '../common/http/upsert-answer.interceptor';
-import { IdempotentPut } from '../idempotency/idempotency.interceptor';
+import { UpsertAnswerInterceptor } from '../posts/upsert-answer.interceptor';
+import { IdempotentPut } from '../common/http/idempotent-put';
 import { ExternalKeyUpserts } from '../posts/external-upsert';
 import { Event } from './entities/event.entity';
 // by-slug routes are declared before `:id` (literal segments first).

@@ -4,6 +4,7 @@ import { OrganizersModule } from '../organizers/organizers.module';
 import { TermsModule } from '../terms/terms.module';
 import { VenuesModule } from '../venues/venues.module';
 import { EventsController } from './events.controller';
+import { EventReader } from './event-reader';
 import { EventRecordsService } from './event-records.service';
 import { EventsService } from './events.service';
 import { RecurrenceService } from './recurrence/recurrence.service';
@@ -12,7 +13,7 @@ import { RecurrenceService } from './recurrence/recurrence.service';
 @Module({
   imports: [TermsModule, VenuesModule, OrganizersModule],
   controllers: [EventsController],
-  providers: [EventsService, EventRecordsService, RecurrenceService, ExternalKeyUpserts],
+  providers: [EventsService, EventRecordsService, RecurrenceService, ExternalKeyUpserts, EventReader],
   exports: [EventsService, EventRecordsService],
 })
 export class EventsModule {}

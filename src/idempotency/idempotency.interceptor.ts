@@ -5,7 +5,6 @@ import {
   Injectable,
   Logger,
   NestInterceptor,
-  SetMetadata,
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
@@ -17,24 +16,19 @@ import {
   ChangeCollection,
   kindOfCollection,
 } from '../changes/change-kinds';
-import { ChangesService } from '../changes/changes.service';
 import { ApiError } from '../common/errors/api-error';
 import { renderError } from '../common/errors/api-exception.filter';
 import { ContextualRequest, requestContextOf } from '../common/http/request-context';
+import { RecordReaders } from '../common/records/record-readers';
 import { appConfig } from '../config/app.config';
+import { IDEMPOTENT_PUT } from '../common/http/idempotent-put';
 import { requestLanguage } from '../i18n/language.middleware';
 import { canonicalJson, isValidIdempotencyKey, sha256 } from './fingerprint';
 import { Claim, IdempotencyStore, StoredAnswer } from './idempotency.store';
-import { ReadTags } from './read-tags';
 import { SECRET_FIELDS, withoutSecrets } from './secret-fields';
 
 export const IDEMPOTENCY_KEY = 'Idempotency-Key';
 export const IDEMPOTENCY_REPLAYED = 'Idempotency-Replayed';
-
-const IDEMPOTENT_PUT = 'idempotency:put';
-
-/** A PUT that takes `Idempotency-Key` like every POST: the upserts by external key (docs/api.md §17). */
-export const IdempotentPut = () => SetMetadata(IDEMPOTENT_PUT, true);
 
 /** Headers of an answer that are part of it and replayed with it (the rest are per response). */
 const ANSWER_HEADERS = ['location', 'etag', 'last-modified', 'content-location'];
@@ -52,8 +46,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   constructor(
     private readonly store: IdempotencyStore,
-    private readonly changes: ChangesService,
-    private readonly tags: ReadTags,
+    private readonly readers: RecordReaders,
     private readonly reflector: Reflector,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
   ) {}
@@ -171,7 +164,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const ctx = requestContextOf(req);
     const record =
       kind && id !== null
-        ? ((await this.changes.recordOf(kind, id, ctx)) as
+        ? ((await this.readers.of(kind).feed([id], ctx)).get(id) as
             { rest_url?: string; urls?: { self?: string } } | undefined)
         : undefined;
     if (!record || !kind || id === null) {
@@ -180,7 +173,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     // The Location of a create, as LocationInterceptor sets it, and the ETag a write carries.
     const location = record.rest_url ?? record.urls?.self;
-    const etag = await this.tags.of(kind, id, ctx);
+    const etag = await this.readers.tagOf(kind, id, ctx);
     const answer: StoredAnswer = {
       status: lost.status,
       headers: {

@@ -32,8 +32,8 @@ import { UpdateOrganizerDto } from './dto/update-organizer.dto';
 import { OrganizersService } from './organizers.service';
 import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
-import { UpsertAnswerInterceptor } from '../common/http/upsert-answer.interceptor';
-import { IdempotentPut } from '../idempotency/idempotency.interceptor';
+import { UpsertAnswerInterceptor } from '../posts/upsert-answer.interceptor';
+import { IdempotentPut } from '../common/http/idempotent-put';
 import { ExternalKeyUpserts } from '../posts/external-upsert';
 import { Organizer } from './entities/organizer.entity';
 // by-slug routes are declared before `:id` (literal segments first).

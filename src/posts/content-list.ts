@@ -1,10 +1,10 @@
-import { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { EntityManager, ObjectLiteral } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user';
 import { AccessPolicy } from '../auth/policy';
 import type { RequestContext } from '../common/http/request-context';
 import { assertPageExists, PageWindow, pageWindow } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
-import { Event } from '../events/entities/event.entity';
+import { EVENTS_TABLE, linkedEventExists } from '../database/event-links';
 import type { ContentEntity, ContentKind, ContentTranslation } from './content-kind';
 import type { ContentListQueryDto } from './dto/content.dto';
 import { applyStatusScope, assertVisibleFilter, listStatusScope } from './post-access';
@@ -37,7 +37,7 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
 ): Promise<ContentPage<E>> {
   const scope = listStatusScope(ctx.user, query.status);
   if (query.event !== undefined)
-    await assertVisibleFilter(manager, Event, query.event, ctx.user, 'event');
+    await assertVisibleFilter(manager, EVENTS_TABLE, query.event, ctx.user, 'event');
   const window = pageWindow(query, maxPerPage);
 
   const qb = manager.createQueryBuilder(kind.entity, 'p');
@@ -48,20 +48,18 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
   if (query.external_source !== undefined) {
     qb.andWhere('p.externalSource = :externalSource', { externalSource: query.external_source });
   }
-  const linked = () => kind.linkedEvents(qb as SelectQueryBuilder<ObjectLiteral>, 'p.id');
+  const linked = (condition: string) => linkedEventExists(kind.titleWire, 'p.id', condition);
   if (query.event !== undefined) {
-    qb.andWhere(`EXISTS ${linked().andWhere('e.id = :linkedEvent').getQuery()}`, {
-      linkedEvent: query.event,
-    });
+    qb.andWhere(linked('e.id = :linkedEvent'), { linkedEvent: query.event });
   }
   if (query.has_events !== undefined) {
-    const live = linked().andWhere('e.status NOT IN (:...notLive)').getQuery();
-    qb.andWhere(`${query.has_events ? '' : 'NOT '}EXISTS ${live}`, { notLive: NOT_LIVE });
+    const live = linked('e.status NOT IN (:...notLive)');
+    qb.andWhere(`${query.has_events ? '' : 'NOT '}${live}`, { notLive: NOT_LIVE });
   }
   if (query.only_with_upcoming) {
     const visible = visibleEvents(ctx.user);
-    const upcoming = linked().andWhere('e.startAt >= :upcomingFrom').andWhere(visible.sql);
-    qb.andWhere(`EXISTS ${upcoming.getQuery()}`, {
+    const upcoming = linked(`e.start_at >= :upcomingFrom AND ${visible.sql}`);
+    qb.andWhere(upcoming, {
       upcomingFrom: nowEpoch(),
       ...visible.params,
     });
@@ -89,7 +87,7 @@ function visibleEvents(user: AuthUser | undefined): { sql: string; params: Objec
   if (AccessPolicy.seesAllUnpublished(user)) return { sql: 'e.status != :eventTrash', params };
   if (AccessPolicy.canListUnpublished(user)) {
     return {
-      sql: 'e.status != :eventTrash AND (e.status = :eventPublished OR e.authorId = :eventOwner)',
+      sql: 'e.status != :eventTrash AND (e.status = :eventPublished OR e.author_id = :eventOwner)',
       params: { ...params, eventOwner: user?.id },
     };
   }

@@ -1,8 +1,7 @@
 import { EntityManager, In } from 'typeorm';
 import { termKind } from '../changes/change-kinds';
 import { recordChanges } from '../changes/change-tracker';
-import { EventTerm } from '../events/entities/event-term.entity';
-import { Event } from '../events/entities/event.entity';
+import { termIdsOfEventsWithStatus } from '../database/event-links';
 import { Term } from './entities/term.entity';
 
 /** The status whose events a term's `published_count` counts. */
@@ -33,14 +32,9 @@ export async function countedTermsOfEvents(
   const terms: number[] = [];
   // 500 IDs per query keeps every engine's parameter limit far away.
   for (let i = 0; i < eventIds.length; i += 500) {
-    const rows: Array<{ termId: number | string }> = await manager
-      .createQueryBuilder(EventTerm, 'et')
-      .innerJoin(Event, 'e', 'e.id = et.eventId')
-      .select('et.termId', 'termId')
-      .where('et.eventId IN (:...ids)', { ids: eventIds.slice(i, i + 500) })
-      .andWhere('e.status = :published', { published: COUNTED_STATUS })
-      .getRawMany();
-    terms.push(...rows.map((row) => Number(row.termId)));
+    terms.push(
+      ...(await termIdsOfEventsWithStatus(manager, eventIds.slice(i, i + 500), COUNTED_STATUS)),
+    );
   }
   return terms;
 }

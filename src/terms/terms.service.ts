@@ -5,16 +5,15 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { withTag } from '../common/http/tagged-record';
-import { assertPrecondition, bodyTag } from '../common/http/write-precondition';
+import { recordTag } from '../common/http/record-tag';
+import { assertPrecondition } from '../common/http/write-precondition';
 import { lockRow } from '../database/row-lock';
 import { ListPage, pageWindow } from '../common/pagination/list-page';
 import { appConfig } from '../config/app.config';
 import { termKind } from '../changes/change-kinds';
 import { recordChanges } from '../changes/change-tracker';
-import { linkedEventChanges } from '../changes/linked-records';
+import { EVENTS_TABLE, linkedEventChanges, unlinkEvents } from '../database/event-links';
 import { writeTransaction } from '../database/write-transaction';
-import { Event } from '../events/entities/event.entity';
-import { EventTerm } from '../events/entities/event-term.entity';
 import { assertVisibleFilter, editContext } from '../posts/post-access';
 import { toSlug } from '../posts/slugs';
 import { applyTranslatedFields } from '../posts/translations';
@@ -64,7 +63,7 @@ export class TermsService {
     const eventId = query.event ?? query.post;
     if (eventId !== undefined) {
       const parameter = query.event !== undefined ? 'event' : 'post';
-      await assertVisibleFilter(this.dataSource.manager, Event, eventId, ctx.user, parameter);
+      await assertVisibleFilter(this.dataSource.manager, EVENTS_TABLE, eventId, ctx.user, parameter);
     }
 
     const window = pageWindow(query, this.config.maxPerPage);
@@ -104,7 +103,7 @@ export class TermsService {
       recordChanges(manager, [{ kind: termKind(info.taxonomy), id: created, action: 'created' }]);
       return this.readRecord(manager, info, created, ctx);
     });
-    return withTag(record, bodyTag(record));
+    return withTag(record, recordTag(record));
   }
 
   async update(
@@ -168,7 +167,7 @@ export class TermsService {
       recordChanges(manager, [{ kind: termKind(info.taxonomy), id, action: 'updated' }]);
       return this.readRecord(manager, info, id, ctx);
     });
-    return withTag(record, bodyTag(record));
+    return withTag(record, recordTag(record));
   }
 
   /** Permanent delete; answers the term as it was. Children of a category lose their parent. */
@@ -201,7 +200,7 @@ export class TermsService {
         { parentId: id, taxonomy: info.taxonomy },
         { parentId: 0 },
       );
-      await manager.delete(EventTerm, { termId: id });
+      await unlinkEvents(manager, 'term', id);
       await manager.delete(Term, { id });
     });
     return record;

@@ -32,8 +32,8 @@ import { UpdateVenueDto } from './dto/update-venue.dto';
 import { VenuesService } from './venues.service';
 import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
-import { UpsertAnswerInterceptor } from '../common/http/upsert-answer.interceptor';
-import { IdempotentPut } from '../idempotency/idempotency.interceptor';
+import { UpsertAnswerInterceptor } from '../posts/upsert-answer.interceptor';
+import { IdempotentPut } from '../common/http/idempotent-put';
 import { ExternalKeyUpserts } from '../posts/external-upsert';
 import { Venue } from './entities/venue.entity';
 // by-slug routes are declared before `:id` (literal segments first).

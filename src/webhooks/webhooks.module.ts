@@ -1,8 +1,4 @@
 import { Module } from '@nestjs/common';
-import { EventsModule } from '../events/events.module';
-import { OrganizersModule } from '../organizers/organizers.module';
-import { TermsModule } from '../terms/terms.module';
-import { VenuesModule } from '../venues/venues.module';
 import { ChangeMessages } from './change-messages';
 import { WebhookOutbox } from './webhook-outbox';
 import { WebhookRetention } from './webhook-retention.service';
@@ -12,7 +8,6 @@ import { WebhooksService } from './webhooks.service';
 
 /** Webhooks (docs/api.md §15): endpoints, change messages, the outbox and its sender. */
 @Module({
-  imports: [EventsModule, VenuesModule, OrganizersModule, TermsModule],
   controllers: [WebhooksController],
   providers: [WebhooksService, WebhookOutbox, WebhookSender, ChangeMessages, WebhookRetention],
   exports: [WebhookOutbox],

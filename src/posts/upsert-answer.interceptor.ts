@@ -1,7 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
-import type { Upserted } from '../../posts/external-upsert';
+import type { Upserted } from './external-upsert';
 
 /**
  * An upsert's answer (docs/api.md §17): 201 with a Location header naming
