@@ -1,10 +1,14 @@
 /**
- * What metrics and traces cost: the built service three times on one seeded
+ * What metrics and traces cost: the built service five times on one seeded
  * database, with observability off, with metrics on (METRICS_TOKEN, scraped
- * every 5 s) and with traces on (OTEL_EXPORTER_OTLP_ENDPOINT to a stand-in
- * collector in this process that accepts OTLP/HTTP and discards it), under
- * the same list load. Rounds alternate the order of the three, so a busy
- * machine weighs on each alike.
+ * every 5 s), with traces on as configured by default (OTEL_EXPORTER_OTLP_ENDPOINT
+ * to a stand-in collector in this process that accepts OTLP/HTTP and discards
+ * it; the default sampler), with every request traced
+ * (OTEL_TRACES_SAMPLER=parentbased_always_on) and with none
+ * (OTEL_TRACES_SAMPLER=always_off: the instrumentations' own cost), under the
+ * same list load. Rounds rotate the order, so a busy machine weighs on each alike.
+ * OTEL_* variables given to the bench reach the traced services (e.g.
+ * OTEL_TRACES_SAMPLER_ARG, OTEL_BSP_MAX_EXPORT_BATCH_SIZE).
  *
  *   npm run bench:obs -- [--events 10000] [--path /events] [--connections 10]
  *                        [--duration 5] [--rounds 3] [--sqlite-path FILE]
@@ -13,12 +17,12 @@
  * Without --database-url it seeds an embedded SQLite file once (default:
  * <tmp>/bench-obs-<events>.sqlite). Prints req/s, p50/p99 latency and the
  * server CPU per request of each mode, and each against off (all rounds, and
- * the median of each round's ratio).
+ * the median of each round's ratio), with the load average before and after.
  */
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { aggregate, RunResult, runLoad } from './bench/load';
@@ -31,7 +35,7 @@ import { ensureBuilt, freePort } from './shared/process-tools';
 const ROOT = resolve(__dirname, '..');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const METRICS_TOKEN = 'bench-observability-metrics-token';
-const MODES = ['off', 'metrics', 'traces'] as const;
+const MODES = ['off', 'metrics', 'traces', 'traces-all', 'traces-none'] as const;
 type Mode = (typeof MODES)[number];
 
 async function main(): Promise<void> {
@@ -60,14 +64,19 @@ async function main(): Promise<void> {
   const collector = await startCollector();
   const entry = ensureBuilt(ROOT, log);
   const logs = mkdtempSync(join(tmpdir(), 'bench-obs-'));
+  const traces = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`,
+    OTEL_SERVICE_NAME: 'calendar-bench',
+  };
   const modeEnv: Record<Mode, Record<string, string>> = {
     off: {},
     metrics: { METRICS_TOKEN },
-    traces: {
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`,
-      OTEL_SERVICE_NAME: 'calendar-bench',
-    },
+    traces,
+    'traces-all': { ...traces, OTEL_TRACES_SAMPLER: 'parentbased_always_on' },
+    // The instrumentations in place, no span recorded: what sampling cannot take away.
+    'traces-none': { ...traces, OTEL_TRACES_SAMPLER: 'always_off' },
   };
+  const loadBefore = loadavg()[0];
   const servers = {} as Record<Mode, Server>;
   for (const mode of MODES) {
     const port = await freePort();
@@ -116,7 +125,10 @@ async function main(): Promise<void> {
         counter: { n: 0 },
       });
     for (const mode of MODES) await load(mode, 2); // warm-up: JIT, caches, connections
-    const runs: Record<Mode, RunResult[]> = { off: [], metrics: [], traces: [] };
+    const runs = Object.fromEntries(MODES.map((mode) => [mode, []])) as unknown as Record<
+      Mode,
+      RunResult[]
+    >;
     const rounds = Number(values.rounds);
     for (let round = 0; round < rounds; round++) {
       // Rotated order: each mode goes first, second and third in turn.
@@ -134,7 +146,8 @@ async function main(): Promise<void> {
     const size = databaseUrl ? 'as seeded' : `${events.toLocaleString('en')} events`;
     console.log(
       `data: ${size} (${where}); GET ${values.path}; ${values.connections} connections; ` +
-        `${rounds} rounds × ${values.duration} s per mode, order rotated`,
+        `${rounds} rounds × ${values.duration} s per mode, order rotated; ` +
+        `load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`,
     );
     console.log(
       `collector stand-in: ${collector.requests()} OTLP requests, ${collector.bytes().toLocaleString('en')} bytes`,

@@ -9,7 +9,12 @@
  * first one the same lists without search, as the reference of the moment.
  *
  *   npm run bench:search -- [--database-url mysql://…/calendar_bench_1m | --sqlite-path data/x.sqlite]
- *       [--requests 200] [--writes 0] [--json report.json] [--smoke]
+ *       [--requests 200] [--writes 0] [--kinds events,venues,organizers] [--json report.json] [--smoke]
+ *
+ * Venues and organizers (docs/api.md §5.2) get the same bands, with words
+ * drawn from a sample of their Dutch names, texts and searched columns, each
+ * request with a `per_page` not used with its word yet (`--kinds events` to
+ * leave them out).
  *
  * `--writes N` also measures create throughput (N events POSTed back to back)
  * with the full-text index and without it (the FullTextSearch migration
@@ -40,9 +45,11 @@ export interface BandFigures {
 }
 
 export interface SearchBenchReport {
-  dataSizes: { events: number; translations: number };
+  dataSizes: { events: number; translations: number; venues: number; organizers: number };
   engine: string;
   bands: BandFigures[];
+  /** The bands of `/venues` and `/organizers` searches. */
+  content?: Record<string, BandFigures[]>;
   /** Creates per second, and the share lost to the index in per cent. */
   writes?: { withIndex: number; withoutIndex: number; lossPercent: number };
 }
@@ -64,6 +71,7 @@ async function main(): Promise<void> {
       'sqlite-path': { type: 'string' },
       requests: { type: 'string', default: '200' },
       writes: { type: 'string', default: '0' },
+      kinds: { type: 'string', default: 'events,venues,organizers' },
       json: { type: 'string' },
       smoke: { type: 'boolean', default: false },
     },
@@ -89,8 +97,31 @@ async function main(): Promise<void> {
     const dataSizes = await sizes(dataSource);
     const engine = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
     console.log(
-      `machine: node ${process.version}; ${engine}; events ${dataSizes.events}, translations ${dataSizes.translations}`,
+      `machine: node ${process.version}; ${engine}; events ${dataSizes.events}, translations ${dataSizes.translations}, ` +
+        `venues ${dataSizes.venues}, organizers ${dataSizes.organizers}`,
     );
+    const kinds = (values.kinds ?? '').split(',');
+    const report: SearchBenchReport = { dataSizes, engine, bands: [] };
+    if (kinds.includes('events')) report.bands = await eventBands(dataSource, base, requests);
+    for (const kind of CONTENT_KINDS.filter((k) => kinds.includes(k.path))) {
+      report.content ??= {};
+      report.content[kind.path] = await contentBands(dataSource, base, kind, requests);
+    }
+    if (writes > 0) report.writes = await writeLoss(dataSource, base, token, writes);
+    if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
+  } finally {
+    await app.close();
+    await dataSource.destroy();
+  }
+}
+
+/** The event bands: the plain list as the reference, three bands of words, no match over 10 years. */
+async function eventBands(
+  dataSource: DataSource,
+  base: string,
+  requests: number,
+): Promise<BandFigures[]> {
+  {
     const shares = await wordShares(dataSource);
     const today = DateTime.utc().startOf('day');
     // The same lists without search: what the machine gives any new list query now.
@@ -99,7 +130,7 @@ async function main(): Promise<void> {
       (_, i) => `start_date=${today.minus({ days: 1 + i }).toFormat('yyyy-MM-dd')}`,
     );
     const bands: BandFigures[] = [
-      { ...(await run(base, 'no search (reference)', plain)), share: '' },
+      { ...(await run(base, 'events', 'no search (reference)', plain)), share: '' },
     ];
     for (const [name, low, high] of BANDS) {
       const words = [...shares].filter(([, share]) => share > low && share <= high);
@@ -114,7 +145,7 @@ async function main(): Promise<void> {
           .toFormat('yyyy-MM-dd');
         return `search=${encodeURIComponent(word)}&start_date=${start}`;
       });
-      const band = await run(base, name, queries);
+      const band = await run(base, 'events', name, queries);
       band.words = words.length;
       band.share = `${(low * 100).toFixed(0)}–${(high * 100).toFixed(0)} %`;
       bands.push(band);
@@ -125,22 +156,121 @@ async function main(): Promise<void> {
       { length: requests },
       (_, i) => `search=zq${nonsense(i)}&start_date=${from}&end_date=${to}`,
     );
-    bands.push({ ...(await run(base, 'no match, 10 years', none)), share: '0 %' });
-    printBands(bands);
-
-    const report: SearchBenchReport = { dataSizes, engine, bands };
-    if (writes > 0) report.writes = await writeLoss(dataSource, base, token, writes);
-    if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
-  } finally {
-    await app.close();
-    await dataSource.destroy();
+    bands.push({ ...(await run(base, 'events', 'no match, 10 years', none)), share: '0 %' });
+    printBands('/events', bands);
+    return bands;
   }
 }
 
 async function sizes(dataSource: DataSource): Promise<SearchBenchReport['dataSizes']> {
-  const [events] = await dataSource.query('SELECT COUNT(*) AS n FROM events');
-  const [translations] = await dataSource.query('SELECT COUNT(*) AS n FROM event_translations');
-  return { events: Number(events.n), translations: Number(translations.n) };
+  const count = async (table: string) =>
+    Number((await dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
+  return {
+    events: await count('events'),
+    translations: await count('event_translations'),
+    venues: await count('venues'),
+    organizers: await count('organizers'),
+  };
+}
+
+/** A searched content kind: its path, tables and searched columns (docs/api.md §5.2). */
+interface ContentKindTables {
+  path: 'venues' | 'organizers';
+  table: string;
+  translations: string;
+  owner: string;
+  columns: string[];
+}
+
+const CONTENT_KINDS: ContentKindTables[] = [
+  {
+    path: 'venues',
+    table: 'venues',
+    translations: 'venue_translations',
+    owner: 'venue_id',
+    columns: ['address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
+  },
+  {
+    path: 'organizers',
+    table: 'organizers',
+    translations: 'organizer_translations',
+    owner: 'organizer_id',
+    columns: ['phone', 'email', 'website'],
+  },
+];
+
+/**
+ * The bands of one content kind: the plain list as the reference, three
+ * bands of words drawn from its records (each word with a `per_page` not
+ * asked with it before), and words found nowhere.
+ */
+async function contentBands(
+  dataSource: DataSource,
+  base: string,
+  kind: ContentKindTables,
+  requests: number,
+): Promise<BandFigures[]> {
+  const fields = ['tr.name', 'tr.excerpt', 'tr.description', ...kind.columns.map((c) => `p.${c}`)];
+  const [{ n }] = await dataSource.query(`SELECT MAX(id) AS n FROM ${kind.table}`);
+  const step = Math.max(1, Math.floor(Number(n) / SAMPLE));
+  const rows: Array<Record<string, string | null>> = await dataSource.query(
+    `SELECT ${fields.map((f, i) => `${f} AS f${i}`).join(', ')} FROM ${kind.table} p
+      INNER JOIN ${kind.translations} tr ON tr.${kind.owner} = p.id AND tr.language = 'nl'
+      WHERE p.id % ${step} = 0`,
+  );
+  const shares = sampleShares(rows.map((row) => Object.values(row).map((v) => v ?? '')));
+  // Past 100 per page the page is capped: vary per_page within it, and the word.
+  const perPage = (i: number, words: number) => 1 + (Math.floor(i / words) % 100);
+  const plain = Array.from({ length: requests }, (_, i) => `per_page=${perPage(i, 1)}`);
+  const bands: BandFigures[] = [
+    { ...(await run(base, kind.path, 'no search (reference)', plain)), share: '' },
+  ];
+  for (const [name, low, high] of BANDS) {
+    const words = [...shares].filter(([, share]) => share > low && share <= high);
+    if (words.length === 0) {
+      console.log(`${kind.path} ${name}: no words in the sample`);
+      continue;
+    }
+    const queries = Array.from({ length: requests }, (_, i) => {
+      const [word] = words[i % words.length];
+      return `search=${encodeURIComponent(word)}&per_page=${perPage(i, words.length)}`;
+    });
+    const band = await run(base, kind.path, name, queries);
+    band.words = words.length;
+    band.share = `${(low * 100).toFixed(0)}–${(high * 100).toFixed(0)} %`;
+    bands.push(band);
+  }
+  const none = Array.from({ length: requests }, (_, i) => `search=zq${nonsense(i)}`);
+  bands.push({ ...(await run(base, kind.path, 'no match', none)), share: '0 %' });
+  printBands(`/${kind.path}`, bands);
+  return bands;
+}
+
+/**
+ * Each word (3 characters or more, not a number) of the sampled records'
+ * fields, with the share of records one field of which it begins a word of.
+ */
+function sampleShares(records: string[][]): Map<string, number> {
+  const counts = new Map<string, number>();
+  const words = new Set<string>();
+  for (const fields of records) {
+    const prefixes = new Set<string>();
+    for (const field of fields) {
+      for (const [token] of field
+        .toLowerCase()
+        .replace(/<[^>]*>/g, ' ')
+        .matchAll(WORD)) {
+        const chars = [...token];
+        for (let length = 3; length <= chars.length; length++)
+          prefixes.add(chars.slice(0, length).join(''));
+        if (!/^\d+$/.test(token) && fullTextWords(token)[0] === token) words.add(token);
+      }
+    }
+    for (const prefix of prefixes) counts.set(prefix, (counts.get(prefix) ?? 0) + 1);
+  }
+  const shares = new Map<string, number>();
+  for (const word of [...words].sort()) shares.set(word, (counts.get(word) ?? 0) / records.length);
+  return shares;
 }
 
 /**
@@ -185,14 +315,19 @@ function nonsense(i: number): string {
   return `${out}xq`;
 }
 
-async function run(base: string, band: string, queries: string[]): Promise<BandFigures> {
+async function run(
+  base: string,
+  path: string,
+  band: string,
+  queries: string[],
+): Promise<BandFigures> {
   const ms: number[] = [];
   const totals: number[] = [];
   let errors = 0;
   const started = performance.now();
   for (const query of queries) {
     const t0 = performance.now();
-    const res = await fetch(`${base}/events?${query}`);
+    const res = await fetch(`${base}/${path}?${query}`);
     await res.arrayBuffer();
     ms.push(performance.now() - t0);
     if (res.status !== 200) errors++;
@@ -216,7 +351,8 @@ async function run(base: string, band: string, queries: string[]): Promise<BandF
   };
 }
 
-function printBands(bands: BandFigures[]): void {
+function printBands(path: string, bands: BandFigures[]): void {
+  console.log(path);
   console.log(
     '| band | words | requests | errors | p50 ms | p99 ms | req/s | X-Total min / median / max |',
   );

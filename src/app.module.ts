@@ -11,6 +11,7 @@ import { ApiValidationPipe } from './common/validation/api-validation.pipe';
 import { RateLimitModule } from './common/limits/rate-limit.module';
 import { RequestTimeoutInterceptor } from './common/limits/request-timeout.interceptor';
 import { CacheModule } from './common/cache/cache.module';
+import { RecordsModule } from './common/records/records.module';
 import { WriteVersionInterceptor } from './common/cache/write-version.interceptor';
 import { ReadValidatorInterceptor } from './common/http/read-validator.interceptor';
 import { appConfig } from './config/app.config';
@@ -48,6 +49,7 @@ import { MetricsModule } from './metrics/metrics.module';
     DatabaseModule,
     MetricsModule,
     CacheModule,
+    RecordsModule,
     I18nModule,
     AuthModule,
     HealthModule,

@@ -1,15 +1,16 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
 import type { IncomingMessage } from 'node:http';
+import type { Sampler } from '@opentelemetry/sdk-trace-base';
 
 /**
  * OpenTelemetry traces, off unless an OTLP endpoint is configured
  * (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; the
- * other standard OTEL_* variables apply: service name, headers, sampler).
- * main.ts imports this first: the instrumentations patch http, express,
- * mysql2 and ioredis as they are required, so nothing of those may be
- * loaded before. Off, nothing of the SDK is loaded.
+ * other standard OTEL_* variables apply: service name, headers, sampler,
+ * batching, compression). main.ts imports this first: the instrumentations
+ * patch http, express, mysql2 and ioredis as they are required, so nothing
+ * of those may be loaded before. Off, nothing of the SDK is loaded.
  *
- * Spans: each HTTP request (its X-Request-Id as
+ * Spans: each sampled HTTP request (its X-Request-Id as
  * `http.response.header.x-request-id`, a W3C `traceparent` continued),
  * its Express route, mysql2 statements (SQLite: QueryObserver), Redis
  * commands, and each outbound webhook POST (which carries `traceparent`).
@@ -19,8 +20,34 @@ export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
+/**
+ * Share of new traces recorded when OTEL_TRACES_SAMPLER is unset: every
+ * trace costs its request about a third more CPU (docs/operations.md).
+ */
+export const DEFAULT_TRACE_RATIO = 0.1;
+
+/**
+ * OTEL_TRACES_SAMPLER, when set, is the SDK's to read (with its
+ * OTEL_TRACES_SAMPLER_ARG). Unset, a request that arrives with a
+ * `traceparent` follows the caller's decision and one of every
+ * 1 / ratio others starts a trace: OTEL_TRACES_SAMPLER_ARG (0 to 1), else
+ * DEFAULT_TRACE_RATIO.
+ */
+export function samplerOf(env: NodeJS.ProcessEnv): Sampler | undefined {
+  if (env.OTEL_TRACES_SAMPLER) return undefined;
+  const { ParentBasedSampler, TraceIdRatioBasedSampler } =
+    require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const given = env.OTEL_TRACES_SAMPLER_ARG?.trim() ? Number(env.OTEL_TRACES_SAMPLER_ARG) : NaN;
+  const ratio = given >= 0 && given <= 1 ? given : DEFAULT_TRACE_RATIO;
+  return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+}
+
 /** Not traced: probes and scrapes, polled every few seconds. */
 const UNTRACED = /^\/(metrics|health\/(live|ready))(\?|$)/;
+
+/** Redis commands by name only: the rate-limit keys hold client IP addresses. */
+const redisStatement = (command: string, args: unknown[]) =>
+  `${command} [${args.length} arguments]`;
 
 export interface Tracing {
   shutdown(): Promise<void>;
@@ -35,15 +62,18 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
     require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { registerInstrumentations } = require('@opentelemetry/instrumentation');
   const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http');
-  const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express');
   const { MySQL2Instrumentation } = require('@opentelemetry/instrumentation-mysql2');
   const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis');
 
   const resource = resourceFromAttributes({
     'service.name': env.OTEL_SERVICE_NAME ?? 'calendar-events-service',
   }).merge(detectResources({ detectors: [envDetector] }));
+  const sampler = samplerOf(env);
   const provider = new NodeTracerProvider({
     resource,
+    // Only when given: a `sampler: undefined` would hide the one the SDK builds from OTEL_TRACES_SAMPLER.
+    ...(sampler && { sampler }),
+    // Batch sizes, delay and the exporter's compression: OTEL_BSP_*, OTEL_EXPORTER_OTLP_COMPRESSION.
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
   });
   // The W3C trace-context propagator (and baggage) and the async-local context manager.
@@ -54,11 +84,43 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
         ignoreIncomingRequestHook: (req: IncomingMessage) => UNTRACED.test(req.url ?? ''),
         headersToSpanAttributes: { server: { responseHeaders: ['x-request-id'] } },
       }),
-      // Route handlers only: a span per middleware would cost more than it tells.
-      new ExpressInstrumentation({ ignoreLayersType: ['middleware'] }),
+      routeInstrumentation(),
       new MySQL2Instrumentation(),
-      new IORedisInstrumentation(),
+      new IORedisInstrumentation({ dbStatementSerializer: redisStatement }),
     ],
   });
   return { shutdown: () => provider.shutdown() };
+}
+
+interface ExpressLayer {
+  name?: string;
+}
+interface LayerPatcher {
+  _applyPatch(layer: ExpressLayer, layerPath?: string): void;
+}
+
+/**
+ * The Express instrumentation with one span per request: the controller's
+ * route handler. Middleware (`app.use`) is not instrumented at all, and
+ * neither is the middleware Nest mounts as a catch-all route
+ * (`all('…/{*path}')`, the request logger's two): the instrumentation's
+ * `ignoreLayers` sees only the name "request handler", the same as the
+ * route's, so those layers are left unpatched where each layer is patched
+ * (the pinned version's `_applyPatch`; the tracing e2e test counts the
+ * Express spans of a request). An unpatched layer also costs a request that
+ * is not sampled nothing.
+ */
+function routeInstrumentation(): unknown {
+  const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express');
+  const express = new ExpressInstrumentation({ ignoreLayersType: ['middleware', 'router'] });
+  const patcher = express as LayerPatcher;
+  const patchLayer = patcher._applyPatch.bind(express);
+  patcher._applyPatch = (layer, layerPath) => {
+    // Routers stay patched (no span of their own): their routes need the mount path.
+    const router = layer.name === 'router';
+    const handler = layer.name === 'handle' || layer.name === 'bound dispatch';
+    const catchAll = typeof layerPath === 'string' && layerPath.endsWith('{*path}');
+    if (router || (handler && !catchAll)) patchLayer(layer, layerPath);
+  };
+  return express;
 }

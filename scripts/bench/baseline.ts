@@ -175,7 +175,6 @@ function withTranslationsSql(
 
 export const SQL = {
   version: 'SELECT `id`, `version` AS `v_version` FROM `data_version` WHERE `id` IN (?)',
-  bumpVersion: 'UPDATE `data_version` SET `version` = `version` + 1 WHERE `id` = 1',
   termIdsBySlug: (n: number) =>
     'SELECT `tt`.`term_id` AS `tt_term_id`, `tt`.`slug` AS `tt_slug`, `tt`.`id` AS `tt_id` FROM `term_translations` `tt` ' +
     `WHERE ((\`tt\`.\`slug\` IN (${placeholders(n)})) AND (\`tt\`.\`taxonomy\` = ?))`,
@@ -206,31 +205,24 @@ export const SQL = {
     `SELECT COUNT(1) AS \`cnt\` FROM \`venues\` \`v\` WHERE ((\`v\`.\`id\` IN (${placeholders(n)})) AND (\`v\`.\`status\` != ?))`,
   usableOrganizers: (n: number) =>
     `SELECT COUNT(1) AS \`cnt\` FROM \`organizers\` \`o\` WHERE ((\`o\`.\`id\` IN (${placeholders(n)})) AND (\`o\`.\`status\` != ?))`,
-  termsFound: (n: number) =>
-    `SELECT COUNT(1) AS \`cnt\` FROM \`terms\` \`Term\` WHERE ((\`Term\`.\`id\` IN (${placeholders(n)})) AND (\`Term\`.\`taxonomy\` = ?))`,
-  eventDefaults:
-    'SELECT `e`.`id` AS `e_id`, `e`.`all_day` AS `e_all_day`, `e`.`show_map` AS `e_show_map`, ' +
-    '`e`.`show_map_link` AS `e_show_map_link`, `e`.`hide_from_listings` AS `e_hide_from_listings`, ' +
-    '`e`.`sticky` AS `e_sticky`, `e`.`featured` AS `e_featured`, `e`.`ticketed` AS `e_ticketed` ' +
-    'FROM `events` `e` WHERE `e`.`id` = ?',
   slugFamily:
     'SELECT `s`.`slug` AS `s_slug`, `s`.`event_id` AS `s_event_id`, `s`.`id` AS `s_id` FROM `event_translations` `s` ' +
     'WHERE `s`.`language` = ? AND (`s`.`slug` = ? OR `s`.`slug` LIKE ?)',
   insertTranslation:
     'INSERT INTO `event_translations`(`id`, `language`, `slug`, `description`, `excerpt`, `event_id`, `title`) ' +
     'VALUES (DEFAULT, ?, ?, ?, ?, ?, ?)',
-  lockTerms: (n: number) =>
-    `SELECT \`t\`.\`id\` AS \`t_id\` FROM \`terms\` \`t\` WHERE \`t\`.\`id\` IN (${placeholders(n)}) ORDER BY \`t\`.\`id\` ASC FOR UPDATE`,
+  lockTerms: (n: number) => `SELECT id, taxonomy FROM terms WHERE id IN (${placeholders(n)}) ORDER BY id FOR UPDATE`,
+  endpoints: 'SELECT id, events, url, secret, consecutive_failures FROM webhook_endpoints WHERE enabled = 1 LOCK IN SHARE MODE',
+  takeSequence:
+    'UPDATE change_state c, data_version d SET c.seq = LAST_INSERT_ID(c.seq + ?), d.version = d.version + 1 WHERE c.id = 1 AND d.id = 1',
+  upsertChanges: (n: number) =>
+    `INSERT INTO changes (kind, record_id, seq, deleted, changed_at) VALUES ${Array.from({ length: n }, () => '(?, ?, ?, ?, ?)').join(', ')} ` +
+    'ON DUPLICATE KEY UPDATE seq = VALUES(seq), deleted = VALUES(deleted), changed_at = VALUES(changed_at)',
   insertOrganizers: (n: number) =>
     `INSERT INTO \`event_organizers\`(\`event_id\`, \`organizer_id\`, \`position\`) VALUES ${Array.from({ length: n }, () => '(?, ?, ?)').join(', ')}`,
   insertTerms: (n: number) =>
     `INSERT INTO \`event_terms\`(\`event_id\`, \`term_id\`) VALUES ${Array.from({ length: n }, () => '(?, ?)').join(', ')}`,
-  lockEvent: 'SELECT `e`.`id` AS `e_id` FROM `events` `e` WHERE ((`e`.`id` = ?)) LIMIT 1 FOR UPDATE',
-  countedTerms:
-    'SELECT `et`.`term_id` AS `termId` FROM `event_terms` `et` INNER JOIN `events` `e` ON `e`.`id` = `et`.`event_id` ' +
-    'WHERE `et`.`event_id` = ? AND `e`.`status` = ?',
-  adjustTerms: (change: number, n: number) =>
-    `UPDATE \`terms\` SET \`published_count\` = published_count + ${change} WHERE \`id\` IN (${placeholders(n)})`,
+  adjustTerms: (n: number) => `UPDATE terms SET published_count = published_count + ? WHERE id IN (${placeholders(n)})`,
 };
 
 /** The events-list WHERE clause, as eventListQuery builds it for the filters the bench sends. */
@@ -546,27 +538,32 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
   }
 
   /* EventsService.linkRows: the term and organizer link rows of events, two reads in parallel. */
-  async function linkRows(ids: number[]): Promise<LinkRows> {
+  async function linkRows(ids: number[], on: Pool | PoolConnection = pool): Promise<LinkRows> {
     if (ids.length === 0) return { termLinks: [], organizerLinks: [] };
     const [termLinks, organizerLinks] = await Promise.all([
-      rows(SQL.eventTerms(ids.length), ids),
-      rows(SQL.eventOrganizers(ids.length), ids),
+      rows(SQL.eventTerms(ids.length), ids, on),
+      rows(SQL.eventOrganizers(ids.length), ids, on),
     ]);
     return { termLinks, organizerLinks };
   }
 
   /* EventsService.loadLinks: the terms, organizers and venues of the link rows, three reads in parallel. */
-  async function loadLinks(events: Event[], { termLinks, organizerLinks }: LinkRows, ctx: Ctx): Promise<Map<number, EventLinks>> {
+  async function loadLinks(
+    events: Event[],
+    { termLinks, organizerLinks }: LinkRows,
+    ctx: Ctx,
+    on: Pool | PoolConnection = pool,
+  ): Promise<Map<number, EventLinks>> {
     if (events.length === 0) return new Map();
     const termIds = [...new Set(termLinks.map((link) => num(link.et_term_id)))];
     const organizerIds = [...new Set(organizerLinks.map((link) => num(link.eo_organizer_id)))];
     const venueIds = [...new Set(events.flatMap((event) => (event.venueId ? [event.venueId] : [])))];
     const [terms, organizers, venues] = await Promise.all([
-      termIds.length ? rows(SQL.terms(termIds.length), termIds).then(termsFromRows) : new Map<number, Term>(),
+      termIds.length ? rows(SQL.terms(termIds.length), termIds, on).then(termsFromRows) : new Map<number, Term>(),
       organizerIds.length
-        ? rows(SQL.organizers(organizerIds.length), organizerIds).then(organizersFromRows)
+        ? rows(SQL.organizers(organizerIds.length), organizerIds, on).then(organizersFromRows)
         : new Map<number, Organizer>(),
-      venueIds.length ? rows(SQL.venues(venueIds.length), venueIds).then(venuesFromRows) : new Map<number, Venue>(),
+      venueIds.length ? rows(SQL.venues(venueIds.length), venueIds, on).then(venuesFromRows) : new Map<number, Venue>(),
     ]);
     const termRecords = new Map<number, TermRecord>();
     for (const term of terms.values()) {
@@ -632,8 +629,9 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     ctx: Ctx,
     extra: (event: Event) => { withJsonLd?: boolean; blanked?: boolean },
     known?: LinkRows,
+    on: Pool | PoolConnection = pool,
   ) {
-    const links = await loadLinks(events, known ?? (await linkRows(events.map((event) => event.id))), ctx);
+    const links = await loadLinks(events, known ?? (await linkRows(events.map((event) => event.id), on)), ctx, on);
     return events.map((event) =>
       code.eventMapper.mapEvent(event, links.get(event.id) as EventLinks, {
         language: ctx.language,
@@ -763,8 +761,13 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     const categoryIds = ids(body.categories);
     const tagIds = ids(body.tags);
 
-    const id = await writeTransaction(async (connection) => {
+    return writeTransaction(async (connection) => {
       const q = (sql: string, params: unknown[]) => rows(sql, params, connection);
+      // lockTermsReadingTaxonomies: the named terms write-locked in ID order, their IDs checked from the same read.
+      const lockIds = [...new Set([...(categoryIds ?? []), ...(tagIds ?? [])])].sort((a, b) => a - b);
+      const taxonomies = new Map(
+        lockIds.length > 0 ? (await q(SQL.lockTerms(lockIds.length), lockIds)).map((row) => [num(row.id), String(row.taxonomy)]) : [],
+      );
       if (venueId) {
         const [row] = await q(SQL.usableVenues(1), [venueId, 'trash']);
         if (num(row.cnt) !== 1) throw new HttpError(400, 'rest_invalid_param');
@@ -774,37 +777,24 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         const [row] = await q(SQL.usableOrganizers(unique.length), [...unique, 'trash']);
         if (num(row.cnt) !== unique.length) throw new HttpError(400, 'rest_invalid_param');
       }
-      for (const [info, list] of [[CATEGORIES, categoryIds], [TAGS, tagIds]] as const) {
-        const unique = [...new Set(list ?? [])];
-        if (unique.length === 0) continue;
-        const [row] = await q(SQL.termsFound(unique.length), [...unique, info.taxonomy]);
-        if (num(row.cnt) !== unique.length) throw new HttpError(400, 'rest_invalid_param');
-      }
-      // lockTermsForCount: the terms to count, write-locked in ID order before any link is inserted.
-      const lockIds = [...new Set([...(categoryIds ?? []), ...(tagIds ?? [])])].sort((a, b) => a - b);
-      if (lockIds.length > 0) await q(SQL.lockTerms(lockIds.length), lockIds);
+      for (const [info, list] of [[CATEGORIES, categoryIds], [TAGS, tagIds]] as const)
+        if ((list ?? []).some((termId) => taxonomies.get(termId) !== info.taxonomy)) throw new HttpError(400, 'rest_invalid_param');
       const insert = { ...columns, venueId: venueId ?? null, parentId: null } as Record<string, unknown>;
       const insertColumns: Array<[string, string]> = [
-        ['id', 'id'], ['author_id', 'authorId'], ['status', 'status'], ['published_at', 'publishedAt'],
+        ['author_id', 'authorId'], ['status', 'status'], ['published_at', 'publishedAt'],
         ['modified_at', 'modifiedAt'], ['image_id', 'imageId'], ['image_url', 'imageUrl'], ['timezone', 'timezone'],
         ['start_local', 'startLocal'], ['end_local', 'endLocal'], ['start_at', 'startAt'], ['end_at', 'endAt'],
         ['all_day', 'allDay'], ['cost', 'cost'], ['website', 'website'], ['show_map', 'showMap'],
         ['show_map_link', 'showMapLink'], ['hide_from_listings', 'hideFromListings'], ['sticky', 'sticky'],
         ['featured', 'featured'], ['ticketed', 'ticketed'], ['parent_id', 'parentId'],
         ['password_hash', 'passwordHash'], ['venue_id', 'venueId'],
-      ];
-      const values: unknown[] = [];
-      const sqlValues = insertColumns.map(([, property]) => {
-        if (insert[property] === undefined) return 'DEFAULT';
-        values.push(insert[property]);
-        return '?';
-      });
+      ].filter(([, property]) => insert[property] !== undefined) as Array<[string, string]>;
+      // insertRow: only the columns the write sets, the others take their defaults.
       const [result] = await connection.query(
-        `INSERT INTO \`events\`(${insertColumns.map(([column]) => `\`${column}\``).join(', ')}) VALUES (${sqlValues.join(', ')})`,
-        values,
+        `INSERT INTO \`events\` (${insertColumns.map(([column]) => `\`${column}\``).join(', ')}) VALUES (${placeholders(insertColumns.length)})`,
+        insertColumns.map(([, property]) => insert[property]),
       );
       const eventId = (result as { insertId: number }).insertId;
-      await q(SQL.eventDefaults, [eventId]);
       const language = ctx.language;
       const base = code.slugs.toSlug(typeof body.slug === 'string' && body.slug ? body.slug : String(body.title), 'event');
       const taken = await q(SQL.slugFamily, [language, base, `${base}-%`]);
@@ -820,25 +810,33 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         eventId,
         body.title,
       ]);
-      // writeEventLinks of a new event: nothing to delete first.
-      if (organizerIds) {
-        if (organizerIds.length > 0)
-          await q(SQL.insertOrganizers(organizerIds.length), organizerIds.flatMap((o, position) => [eventId, o, position]));
-      }
-      for (const list of [categoryIds, tagIds]) {
-        const unique = [...new Set(list ?? [])];
-        if (unique.length > 0) await q(SQL.insertTerms(unique.length), unique.flatMap((t) => [eventId, t]));
-      }
-      await q(SQL.lockEvent, [eventId]);
-      const counted = (await q(SQL.countedTerms, [eventId, 'publish'])).map((row) => num(row.termId));
-      if (counted.length > 0) await q(SQL.adjustTerms(1, counted.length), counted);
-      return eventId;
+      // writeEventLinks of a new event: nothing to delete first; both taxonomies' links in one INSERT.
+      if (organizerIds?.length)
+        await q(SQL.insertOrganizers(organizerIds.length), organizerIds.flatMap((o, position) => [eventId, o, position]));
+      const termIds = [...new Set([...(categoryIds ?? []), ...(tagIds ?? [])])];
+      if (termIds.length > 0) await q(SQL.insertTerms(termIds.length), termIds.flatMap((t) => [eventId, t]));
+      // adjustTermCounts with what the write knows (countedTermsOfNewEvent): no read.
+      const counted = columns.status === 'publish' ? [...termIds].sort((a, b) => a - b) : [];
+      if (counted.length > 0) await q(SQL.adjustTerms(counted.length), [1, ...counted]);
+      // The answer, read in the transaction: the event, then its terms, organizers and venue (link rows known).
+      const event = (await loadEvents([eventId], connection)).get(eventId) as Event;
+      const known: LinkRows = {
+        termLinks: termIds.map((termId) => ({ et_event_id: eventId, et_term_id: termId }) as Row),
+        organizerLinks: (organizerIds ?? []).map((organizerId) => ({ eo_event_id: eventId, eo_organizer_id: organizerId }) as Row),
+      };
+      const [record] = await mapEvents([event], ctx, () => ({}), known, connection);
+      // ChangeTracker: the endpoints (webhook outbox), the sequence with the data version, the change rows.
+      await q(SQL.endpoints, []);
+      const changes = [...counted.map((termId) => [taxonomies.get(termId) === TAGS.taxonomy ? 'tag' : 'category', termId]), ['event', eventId]];
+      const [bumped] = await connection.query(SQL.takeSequence, [changes.length]);
+      const last = num((bumped as { insertId: number }).insertId);
+      const now = Math.floor(Date.now() / 1000);
+      await q(
+        SQL.upsertChanges(changes.length),
+        changes.flatMap(([kind, recordId], i) => [kind, recordId, last - changes.length + 1 + i, 0, now]),
+      );
+      return record;
     });
-    // EventsService.reload, then the WriteVersionInterceptor's bump.
-    const event = (await loadEvents([id])).get(id) as Event;
-    const [record] = await mapEvents([event], ctx, () => ({}));
-    await pool.query(SQL.bumpVersion);
-    return record;
   }
 
   /* writeTransaction: retried on deadlocks, lock timeouts and duplicate keys. */

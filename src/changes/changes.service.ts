@@ -1,13 +1,12 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { AccessPolicy, PostStatus } from '../auth/policy';
 import { DataVersionService } from '../common/cache/data-version.service';
 import { VersionStampedLru } from '../common/cache/version-stamped-lru';
 import { CacheStats, signals } from '../metrics/signals';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { utcWire } from '../common/time/dates';
-import { EventRecordsService, LinkedRecordCache } from '../events/event-records.service';
-import { EventsService } from '../events/events.service';
+import { RecordReaders } from '../common/records/record-readers';
+import type { LinkedRecordCache } from '../events/event-records.service';
 import { ChangeLogReader, ChangeRow } from './change-log-reader';
 import { ChangeTracker } from '../writes/change-tracker';
 import { ChangeRecord, FeedRecordCaches } from './feed-record-caches';
@@ -48,8 +47,7 @@ export class ChangesService implements OnModuleInit {
   );
 
   constructor(
-    private readonly events: EventsService,
-    private readonly records: EventRecordsService,
+    private readonly readers: RecordReaders,
     private readonly versions: DataVersionService,
     private readonly tracker: ChangeTracker,
     private readonly reader: ChangeLogReader,
@@ -129,19 +127,9 @@ export class ChangesService implements OnModuleInit {
   }
 
   /**
-   * One record as the feed shows it to this caller, or undefined when the caller
-   * may not read it (or it is gone): the answer of a create or update whose
-   * stored answer was lost (docs/api.md §13).
-   */
-  async recordOf(kind: ChangeKind, id: number, ctx: RequestContext): Promise<object | undefined> {
-    const row: ChangeRow = { kind, id, seq: 0, deleted: false, changedAt: 0 };
-    return (await this.readableRecords([row], ctx)).get(kind)?.get(id);
-  }
-
-  /**
    * The records of a page the caller may read by ID, per kind, one batch per
-   * kind; venues, organizers and terms (their own and those events embed)
-   * from `linked` where it has them.
+   * kind (RecordReaders), all at once; venues, organizers and terms (their
+   * own and those events embed) from `linked` where it has them.
    */
   private async readableRecords(
     rows: ChangeRow[],
@@ -150,29 +138,14 @@ export class ChangesService implements OnModuleInit {
     /** The scope of the event records kept for this anonymous poll (FeedEventCache). */
     keptScope?: string,
   ): Promise<Map<ChangeKind, Map<number, ChangeRecord>>> {
-    const ids = (kind: ChangeKind) =>
-      rows.filter((row) => row.kind === kind && !row.deleted).map((row) => row.id);
-    const termIds = [...ids('category'), ...ids('tag')];
-    const [venueIds, organizerIds] = [ids('venue'), ids('organizer')];
+    const ids = RecordReaders.idsByKind(rows.filter((row) => !row.deleted));
     const eventRows = rows.filter((row) => row.kind === 'event' && !row.deleted);
-    const readEvents = (eventIds: number[]) => this.events.feedRecords(eventIds, ctx, linked);
-    const [events, { terms, organizers, venues }] = await Promise.all([
-      eventRows.length === 0
-        ? new Map<number, ChangeRecord>()
-        : keptScope !== undefined
-          ? this.caches.eventRecords.recordsOf(keptScope, eventRows, readEvents)
-          : readEvents(eventRows.map((row) => row.id)),
-      termIds.length || organizerIds.length || venueIds.length
-        ? this.records.linkedRecords(termIds, organizerIds, venueIds, ctx, linked)
-        : { terms: new Map(), organizers: new Map(), venues: new Map() },
-    ]);
-    return new Map<ChangeKind, Map<number, ChangeRecord>>([
-      ['event', events],
-      ['venue', readable(venues as Map<number, PostRecord>, ctx)],
-      ['organizer', readable(organizers as Map<number, PostRecord>, ctx)],
-      ['category', terms],
-      ['tag', terms],
-    ]);
+    return (await this.readers.readAll(ids, (reader, kindIds, kinds) => {
+      const read = (some: number[]) => reader.feed(some, ctx, linked);
+      return kinds.includes('event') && keptScope !== undefined
+        ? this.caches.eventRecords.recordsOf(keptScope, eventRows, read)
+        : read(kindIds);
+    })) as Map<ChangeKind, Map<number, ChangeRecord>>;
   }
 }
 
@@ -190,25 +163,6 @@ function feedRequest(query: ChangesQueryDto): { kinds: ChangeKind[]; perPage: nu
     kinds: CHANGE_COLLECTIONS.filter((collection) => asked.has(collection)).map(kindOfCollection),
     perPage: query.per_page ?? CHANGES_DEFAULT_PER_PAGE,
   };
-}
-
-type PostRecord = ChangeRecord & { author: string; status: PostStatus };
-
-/** Venues and organizers the caller may read by ID; trashed ones count as gone (docs/api.md §12). */
-function readable(
-  records: Map<number, PostRecord>,
-  ctx: RequestContext,
-): Map<number, ChangeRecord> {
-  return new Map(
-    [...records].filter(
-      ([, record]) =>
-        record.status !== 'trash' &&
-        AccessPolicy.canSeeItem(ctx.user, {
-          authorId: Number(record.author),
-          status: record.status,
-        }),
-    ),
-  );
 }
 
 /** How far behind a poll's cursor was: the age of the oldest change it had not seen (0 when none). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/http/request-context';
 import { LinkedRecordCache } from '../events/event-records.service';
-import { EventsService } from '../events/events.service';
+import { RecordReaders } from '../common/records/record-readers';
 import { ChangeLogReader, ChangeRow, LinkedChange, linkedIn } from './change-log-reader';
 import type { CommittedChange } from '../writes/change-tracker';
 import type { ChangeEntryDto } from './dto/changes-page.dto';
@@ -46,7 +46,7 @@ export interface LinkedEntry {
 @Injectable()
 export class FeedRecordCaches {
   /** Event records for anonymous polls, per LinkedEntry scope; unused with read replicas. */
-  readonly eventRecords = new FeedEventCache<ChangeRecord>(EVENT_RECORDS_MAX);
+  readonly eventRecords = new FeedEventCache<object>(EVENT_RECORDS_MAX);
   /** Per language and host: see linkedAt. */
   private readonly linked = new Map<string, LinkedEntry>();
   /** Changed events waiting to be read for the next polls (warm), and whether a batch runs. */
@@ -56,7 +56,7 @@ export class FeedRecordCaches {
   private entriesMade = 0;
 
   constructor(
-    private readonly events: EventsService,
+    private readonly readers: RecordReaders,
     private readonly reader: ChangeLogReader,
   ) {}
 
@@ -155,12 +155,13 @@ export class FeedRecordCaches {
           .filter((entry) => Date.now() - entry.polledAt <= LINKED_MAX_AGE_MS)
           .sort((a, b) => b.polledAt - a.polledAt)
           .slice(0, WARM_SCOPES);
+        const events = this.readers.of('event');
         for (const { language, apiUrl } of polled) {
           const ctx: RequestContext = { language, apiUrl };
           await this.linkedAt(head, ctx)
             .then((entry) =>
               this.eventRecords.recordsOf(entry.scope, batch, (ids) =>
-                this.events.feedRecords(ids, ctx, entry.cache),
+                events.feed(ids, ctx, entry.cache),
               ),
             )
             .catch(() => undefined);
@@ -173,7 +174,7 @@ export class FeedRecordCaches {
 }
 
 /** Whether an event record embeds one of these venues, organizers or terms. */
-function embedsAnyOf(changed: LinkedChange[]): (record: ChangeRecord) => boolean {
+function embedsAnyOf(changed: LinkedChange[]): (record: object) => boolean {
   const keys = new Set(changed.map(({ kind, id }) => `${kind}:${id}`));
   const has = (kind: string, members: unknown) =>
     [members]

@@ -80,3 +80,60 @@ function matchExpression(index: TextIndex, alias: string, param: string): string
   const columns = index.columns.map((column) => `${alias}.${column}`).join(', ');
   return `MATCH(${columns}) AGAINST (:${param} IN BOOLEAN MODE)`;
 }
+
+/**
+ * Full-text indexes over each column of a table on its own, so that a match
+ * can be held to one column (venues and organizers, docs/api.md §5.2;
+ * created by the ContentFullTextSearch migration). MySQL: one FULLTEXT
+ * index per column; SQLite: one FTS5 table over the columns
+ * (`ft_<table>_fields`, rowid = the row's `id`), queried with column filters.
+ */
+export interface FieldTextIndex {
+  table: string;
+  /** The indexed columns (column names). */
+  columns: readonly string[];
+}
+
+/**
+ * SQL: `SELECT <select>, <score> AS score` over the rows of `index.table`
+ * (aliased `t`) of which one column holds every word of `words` at the start
+ * of a word; the caller may add `AND …` conditions on `t` in `where`.
+ * `score` is how well the row matches (higher is better) when `scored`, else
+ * 0. Parameter `param` must hold `fieldQuery(engine, index, words)`. MySQL:
+ * one branch per column (UNION ALL), each driven by its own index.
+ */
+export function fieldRows(
+  engine: TextEngine,
+  index: FieldTextIndex,
+  param: string,
+  options: { select: string; where?: string; scored: boolean },
+): string {
+  const where = options.where ? ` AND ${options.where}` : '';
+  if (engine === 'mysql') {
+    return index.columns
+      .map((column) => {
+        const match = `MATCH(t.${column}) AGAINST (:${param} IN BOOLEAN MODE)`;
+        const score = options.scored ? match : '0';
+        return `SELECT ${options.select}, ${score} AS score FROM ${index.table} t WHERE ${match}${where}`;
+      })
+      .join(' UNION ALL ');
+  }
+  const fts = `ft_${index.table}_fields`;
+  // FTS5's rank is bm25, lower for better matches.
+  const score = options.scored ? '-f.rank' : '0';
+  return (
+    `SELECT ${options.select}, ${score} AS score FROM ${fts} f ` +
+    `INNER JOIN ${index.table} t ON t.id = f.rowid WHERE f.${fts} MATCH :${param}${where}`
+  );
+}
+
+/** The query `fieldRows` matches: every word, all in one column. */
+export function fieldQuery(
+  engine: TextEngine,
+  index: FieldTextIndex,
+  words: readonly string[],
+): string {
+  const all = textQuery(engine, words);
+  if (engine === 'mysql') return all;
+  return index.columns.map((column) => `${column} : (${all})`).join(' OR ');
+}

@@ -28,6 +28,14 @@ export abstract class PostColumns {
 
   @Column({ name: 'image_url', type: 'varchar', length: 2048, nullable: true })
   imageUrl: string | null;
+
+  /** External key (docs/api.md §17): the source's name, null without a key. */
+  @Column({ name: 'external_source', type: 'varchar', length: 64, nullable: true })
+  externalSource: string | null;
+
+  /** External key: the record's ID in that source, null without a key. */
+  @Column({ name: 'external_id', type: 'varchar', length: 255, nullable: true })
+  externalId: string | null;
 }
 
 /** Translated texts every event, venue and organizer has, one row per language. */

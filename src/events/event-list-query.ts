@@ -48,6 +48,8 @@ export interface EventListFilters {
   /** true: the venue has coordinates; false: it has none (or there is no venue). */
   geoloc?: boolean;
   near?: GeoArea;
+  /** Only events whose external key comes from this source. */
+  externalSource?: string;
 }
 
 /**
@@ -89,6 +91,9 @@ export function eventListQuery(
     qb.andWhere(filters.geoloc ? located : `(e.venueId IS NULL OR NOT (${located}))`);
   }
   if (filters.near) applyNear(qb, filters.near);
+  if (filters.externalSource !== undefined) {
+    qb.andWhere('e.externalSource = :externalSource', { externalSource: filters.externalSource });
+  }
   return qb;
 }
 
@@ -244,6 +249,7 @@ export async function resolveListFilters(
     ticketed: query.ticketed,
     parentId: query.post_parent,
     geoloc: query.geoloc,
+    externalSource: query.external_source,
     near:
       query.geoloc_lat !== undefined && query.geoloc_lng !== undefined
         ? {

@@ -3,8 +3,8 @@ import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
-import { shareJson } from '../common/http/json-writer';
 import type { RequestContext } from '../common/http/request-context';
+import { cachedRecords, LinkedRecordStore } from '../common/records/linked-record-cache';
 import { VersionedCacheService } from '../common/cache/versioned-cache.service';
 import { appConfig } from '../config/app.config';
 import { plainRowsWhereIn } from '../database/entity-rows';
@@ -25,7 +25,6 @@ import { EventTerm } from './entities/event-term.entity';
 import { Event } from './entities/event.entity';
 import { loadEvents } from './event-store';
 import { EventLinks, EventMapOptions, EventRecord, EventRecordRow, mapEvent } from './event.mapper';
-import { CacheStats } from '../metrics/signals';
 
 /** The term and organizer link rows of a set of events (plain rows: records only read them). */
 export interface EventLinkRows {
@@ -250,44 +249,11 @@ function visibleTo(ctx: RequestContext): LinkedRecords['visible'] {
       : undefined;
 }
 
-const linkedRecordStats = new CacheStats('linked_records');
-
 /** Per kind, for the cache that requests share: memory stays small whatever the data. */
 const SHARED_MAX_PER_KIND = 5_000;
 
-/**
- * Venue, organizer and term records, mapped once and re-used: across the
- * batches of one long read (a feed), or by every read of one language and
- * host while the data version holds (`shared`, see sharedLinks). Each kind is
- * capped, so memory stays bounded whatever the data's size.
- */
-export class LinkedRecordCache {
-  readonly terms = new Map<number, TermRecord>();
-  readonly organizers = new Map<number, OrganizerRecord>();
-  readonly venues = new Map<number, VenueRecord>();
-  /**
-   * Moved by every `drop`: a load that began before a drop may hold a state
-   * older than the one dropped, so it is answered but not kept.
-   */
-  private generation = 0;
-
-  constructor(
-    readonly maxPerKind = 20_000,
-    /** Shared by concurrent requests: records are frozen, so no answer can change another's. */
-    readonly shared = false,
-  ) {}
-
-  get currentGeneration(): number {
-    return this.generation;
-  }
-
-  /** Forgets these records (they changed); later reads load them again. */
-  drop(records: Iterable<{ kind: 'venue' | 'organizer' | 'term'; id: number }>): void {
-    this.generation++;
-    const stores = { venue: this.venues, organizer: this.organizers, term: this.terms };
-    for (const { kind, id } of records) stores[kind].delete(id);
-  }
-}
+/** The records events embed, kept by the reads that share them (LinkedRecordStore), typed by kind. */
+export class LinkedRecordCache extends LinkedRecordStore<TermRecord, OrganizerRecord, VenueRecord> {}
 
 function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
   const groups = new Map<number, T[]>();
@@ -297,30 +263,4 @@ function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
     else groups.set(key(item), [item]);
   }
   return groups;
-}
-
-/** Records by ID: those in `store` from there, the rest loaded (and kept while there is room). */
-export async function cachedRecords<R extends object>(
-  cache: LinkedRecordCache | undefined,
-  store: Map<number, R> | undefined,
-  ids: number[],
-  load: (ids: number[]) => Promise<Map<number, R>>,
-): Promise<Map<number, R>> {
-  if (!cache || !store) return load(ids);
-  // Once per ID: a feed batch links ~2,500 terms, of a few dozen.
-  const unique = [...new Set(ids)];
-  const missing = unique.filter((id) => !store.has(id));
-  linkedRecordStats.record(unique.length - missing.length, missing.length);
-  const generation = cache.currentGeneration;
-  const loaded = missing.length > 0 ? await load(missing) : new Map<number, R>();
-  if (cache.currentGeneration === generation) {
-    if (store.size + loaded.size > cache.maxPerKind) store.clear();
-    for (const [id, record] of loaded) store.set(id, cache.shared ? shareJson(record) : record);
-  }
-  const records = new Map<number, R>();
-  for (const id of unique) {
-    const record = store.get(id) ?? loaded.get(id);
-    if (record) records.set(id, record);
-  }
-  return records;
 }

@@ -5,6 +5,7 @@ import { CATEGORIES, TAGS, TaxonomyInfo } from '../terms/taxonomies';
 import { EventOrganizer } from './entities/event-organizer.entity';
 import { EventTerm } from './entities/event-term.entity';
 import { EventTranslation } from './entities/event-translation.entity';
+import { insertRows } from '../database/entity-rows';
 import { lockRow } from '../database/row-lock';
 import { Event } from './entities/event.entity';
 import { EVENT_RECORD_COLUMNS, EVENT_RECORD_TEXTS, type EventRecordRow } from './event.mapper';
@@ -65,8 +66,10 @@ export async function writeEventLinks(
   if (links.organizerIds) {
     if (!isNew) await manager.delete(EventOrganizer, { eventId });
     if (links.organizerIds.length > 0) {
-      await manager.insert(
+      await insertRows(
+        manager,
         EventOrganizer,
+        ['eventId', 'organizerId', 'position'],
         links.organizerIds.map((organizerId, position) => ({ eventId, organizerId, position })),
       );
     }
@@ -79,21 +82,24 @@ export async function writeEventLinks(
   ).filter((change): change is [TaxonomyInfo, number[]] => change[1] !== undefined);
   if (changes.length === 0) return;
   const linked = isNew ? [] : await linkedTerms(manager, eventId);
+  // Both taxonomies' differences in one DELETE and one multi-row INSERT.
+  const stale: number[] = [];
+  const added: number[] = [];
   for (const [info, termIds] of changes) {
     const wanted = new Set(termIds);
     const current = new Set(
       linked.filter((l) => l.taxonomy === info.taxonomy).map((l) => l.termId),
     );
-    const stale = [...current].filter((id) => !wanted.has(id));
-    const added = [...wanted].filter((id) => !current.has(id));
-    if (stale.length > 0) await manager.delete(EventTerm, { eventId, termId: In(stale) });
-    if (added.length > 0) {
-      await manager.insert(
-        EventTerm,
-        added.map((termId) => ({ eventId, termId })),
-      );
-    }
+    stale.push(...[...current].filter((id) => !wanted.has(id)));
+    added.push(...[...wanted].filter((id) => !current.has(id)));
   }
+  if (stale.length > 0) await manager.delete(EventTerm, { eventId, termId: In(stale) });
+  await insertRows(
+    manager,
+    EventTerm,
+    ['eventId', 'termId'],
+    added.map((termId) => ({ eventId, termId })),
+  );
 }
 
 async function linkedTerms(

@@ -1,3 +1,4 @@
+import { externalKeyColumns } from '../posts/external-keys';
 import { costStrings, costToStorage } from './cost';
 import type { UpdateEventDto } from './dto/update-event.dto';
 import { Event } from './entities/event.entity';
@@ -25,6 +26,7 @@ export function eventColumns(
     sticky: input.sticky,
     featured: input.featured,
     ticketed: input.ticketed,
+    ...externalKeyColumns(input.external_id),
   };
   if (input.cost !== undefined) columns.cost = costToStorage(costStrings(input.cost) ?? []);
   if (input.website !== undefined) columns.website = input.website || null;

@@ -16,13 +16,16 @@ import { OrganizersService } from '../organizers/organizers.service';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import {
   adjustTermCounts,
-  countedTermsOf,
+  countedTermsOfEvents,
   countedTermsOfNewEvent,
+  countedTermTaxonomiesOf,
   lockTermsForCount,
+  lockTermsReadingTaxonomies,
 } from '../terms/term-counts';
 import { TermLinksService } from '../terms/term-links.service';
 import { VenuesService } from '../venues/venues.service';
 import { assertCanCreate, assertCanEdit } from '../posts/post-access';
+import { assertExternalKeyFree } from '../posts/external-keys';
 import { findPostOrFail, PostRef, writePostTexts } from '../posts/post-store';
 import { postColumns } from '../posts/post-write';
 import { CreateEventDto } from './dto/create-event.dto';
@@ -32,6 +35,7 @@ import { EventTranslation } from './entities/event-translation.entity';
 import { EventLinkRows, EventRecordsService, WRITTEN_EVENT_ROWS } from './event-records.service';
 import { passwordKey } from './event-password';
 import { deleteEvent, EVENTS, LinkChanges, lockEventRow, writeEventLinks } from './event-store';
+import { namedTermIds, taxonomiesOf, termCountsMayMove, termIdsOf } from './event-term-writes';
 import { eventColumns } from './event-write';
 import type { EventRecord } from './event.mapper';
 import { RecurrenceService } from './recurrence/recurrence.service';
@@ -71,9 +75,15 @@ export class EventWrites {
     const recurrence = this.recurrence.columnOf(input.recurrence, columns.timezone as string);
     return this.writes.run(ctx.write, async (unit) => {
       const { manager } = unit;
-      const links = await this.resolveLinks(unit, input, ctx);
-      await lockTermsForCount(manager, [...(links.categoryIds ?? []), ...(links.tagIds ?? [])]);
+      // The terms it names, write-locked in ID order (lockTermsForCount) and checked in one read.
+      const checked = await lockTermsReadingTaxonomies(manager, namedTermIds(input));
+      const links = await this.resolveLinks(unit, input, ctx, checked);
+      await lockTermsForCount(
+        manager,
+        termIdsOf(links).filter((id) => !checked.has(id)),
+      );
       const parentId = await this.resolveParent(manager, input.post_parent, undefined);
+      await assertExternalKeyFree(manager, Event, columns, undefined);
       const event = {
         id: await insertRow(manager, Event, {
           ...columns,
@@ -87,10 +97,7 @@ export class EventWrites {
       await adjustTermCounts(
         unit,
         [],
-        countedTermsOfNewEvent(columns.status, [
-          ...(links.categoryIds ?? []),
-          ...(links.tagIds ?? []),
-        ]),
+        countedTermsOfNewEvent(columns.status, termIdsOf(links)),
         taxonomiesOf(links),
       );
       if (recurrence) {
@@ -121,14 +128,19 @@ export class EventWrites {
       await assertPrecondition(ctx.precondition, () => this.readRecord(unit, current.id, ctx));
       // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
       const event = await findPostOrFail(manager, EVENTS, { id: current.id }, ctx.language);
-      const counted = await countedTermsOf(manager, event.id);
+      // The event row is locked (lockEventRow): its counted terms are read without locking it again.
+      const counted = await countedTermTaxonomiesOf(manager, event.id);
       const columns = { ...eventColumns(input, event, this.writeSettings), ...post };
-      const links = await this.resolveLinks(unit, input, ctx);
-      await lockTermsForCount(manager, [
-        ...counted,
-        ...(links.categoryIds ?? []),
-        ...(links.tagIds ?? []),
-      ]);
+      const countsMayMove = termCountsMayMove(input, columns.status, event);
+      // Its counted and named terms, write-locked in ID order and checked in one read (see create).
+      const checked = countsMayMove
+        ? await lockTermsReadingTaxonomies(manager, [...counted.keys(), ...namedTermIds(input)])
+        : new Map<number, string>();
+      const links = await this.resolveLinks(unit, input, ctx, checked);
+      await lockTermsForCount(
+        manager,
+        termIdsOf(links).filter((id) => !checked.has(id)),
+      );
       const parentId = await this.resolveParent(manager, input.post_parent, event.id);
       if (links.venueId !== undefined) columns.venueId = links.venueId;
       if (parentId !== undefined) columns.parentId = parentId;
@@ -139,10 +151,18 @@ export class EventWrites {
         : this.recurrence.columnOf(input.recurrence, columns.timezone ?? event.timezone);
       if (recurrence !== undefined) columns.recurrence = recurrence;
       if (recurrence === null) columns.seriesId = null;
+      await assertExternalKeyFree(manager, Event, columns, event.id);
       await writePostTexts(manager, EVENTS, event, input, ctx.language);
       await manager.update(Event, event.id, { ...columns, revision: () => 'revision + 1' });
       await writeEventLinks(manager, event.id, links);
-      await adjustTermCounts(unit, counted, await countedTermsOf(manager, event.id));
+      if (countsMayMove) {
+        await adjustTermCounts(
+          unit,
+          [...counted.keys()],
+          await countedTermsOfEvents(manager, [event.id]),
+          new Map([...checked, ...counted]),
+        );
+      }
       if (isOccurrence) await this.recurrence.occurrenceChanged(manager, event.seriesId as number);
       const restored = event.status === 'trash' && !!columns.status && columns.status !== 'trash';
       if (isOccurrence && restored) await this.recurrence.restoreOccurrence(unit, event);
@@ -173,13 +193,13 @@ export class EventWrites {
         const { manager } = unit;
         await lockEventRow(manager, event.id);
         await assertPrecondition(ctx.precondition, () => this.readRecord(unit, event.id, ctx));
-        const counted = await countedTermsOf(manager, event.id);
+        const counted = await countedTermTaxonomiesOf(manager, event.id);
         await manager.update(Event, event.id, {
           status: 'trash',
           modifiedAt: nowEpoch(),
           revision: () => 'revision + 1',
         });
-        await adjustTermCounts(unit, counted, []);
+        await adjustTermCounts(unit, [...counted.keys()], [], counted);
         await this.removeFromSeries(unit, event);
         unit.record([{ kind: 'event', id: event.id, action: 'deleted', permanent: false }]);
         return this.written(unit, event.id, ctx);
@@ -190,7 +210,7 @@ export class EventWrites {
       const { manager } = unit;
       await lockEventRow(manager, event.id);
       await assertPrecondition(ctx.precondition, () => this.readRecord(unit, event.id, ctx));
-      const counted = await countedTermsOf(manager, event.id);
+      const counted = await countedTermTaxonomiesOf(manager, event.id);
       await this.removeFromSeries(unit, event, true);
       // Its child events lose their `post_parent`.
       const children = await manager.find(Event, {
@@ -198,7 +218,7 @@ export class EventWrites {
         select: { id: true },
       });
       await deleteEvent(manager, event.id);
-      await adjustTermCounts(unit, counted, []);
+      await adjustTermCounts(unit, [...counted.keys()], [], counted);
       unit.record([
         ...children.map((child) => ({
           kind: 'event' as const,
@@ -228,16 +248,26 @@ export class EventWrites {
     return this.recurrence.trashOccurrences(unit, event.id);
   }
 
-  /** Venue, organizers, categories and tags, in the body's order, inside the write's transaction. */
+  /**
+   * Venue, organizers, categories and tags, in the body's order, inside the
+   * write's transaction; `checked`: the named terms' taxonomies, read already.
+   */
   private async resolveLinks(
     unit: WriteUnit,
     input: UpdateEventDto,
     ctx: RequestContext,
+    checked: ReadonlyMap<number, string>,
   ): Promise<LinkChanges> {
     const venueId = await this.venues.resolveForEvent(unit, input.venue, ctx);
     const organizerIds = await this.organizers.resolveForEvent(unit, input.organizer, ctx);
-    const categoryIds = await this.terms.resolveForEvent(unit, CATEGORIES, input.categories, ctx);
-    const tagIds = await this.terms.resolveForEvent(unit, TAGS, input.tags, ctx);
+    const categoryIds = await this.terms.resolveForEvent(
+      unit,
+      CATEGORIES,
+      input.categories,
+      ctx,
+      checked,
+    );
+    const tagIds = await this.terms.resolveForEvent(unit, TAGS, input.tags, ctx, checked);
     return { venueId, organizerIds, categoryIds, tagIds };
   }
 
@@ -299,12 +329,4 @@ function linkRowsOfNewEvent(eventId: number, links: LinkChanges): EventLinkRows 
     termLinks: [...termIds].map((termId) => ({ eventId, termId })),
     organizerLinks: (links.organizerIds ?? []).map((organizerId) => ({ eventId, organizerId })),
   };
-}
-
-/** The taxonomy of each term a write links, as its links name them. */
-function taxonomiesOf(links: LinkChanges): Map<number, string> {
-  return new Map([
-    ...(links.categoryIds ?? []).map((id): [number, string] => [id, CATEGORIES.taxonomy]),
-    ...(links.tagIds ?? []).map((id): [number, string] => [id, TAGS.taxonomy]),
-  ]);
 }

@@ -15,6 +15,7 @@ import { languagesOf, pickTranslation, translationsOf } from '../i18n/translatio
 import type { OrganizerRecord } from '../organizers/organizer.mapper';
 import type { TermRecord } from '../terms/term.mapper';
 import type { VenueRecord } from '../venues/venue.mapper';
+import { externalKeyField } from '../posts/external-keys';
 import { costDetails, costFromStorage, formatCost } from './cost';
 import { EventRecordDto } from './dto/event-record.dto';
 import { EventTranslation } from './entities/event-translation.entity';
@@ -57,6 +58,8 @@ export const EVENT_RECORD_COLUMNS = [
   'venueId',
   'recurrence',
   'seriesId',
+  'externalSource',
+  'externalId',
 ] as const satisfies ReadonlyArray<keyof Event>;
 
 /** The translation columns a record is made of. */
@@ -148,6 +151,7 @@ export function mapEvent(
     organizer: blank ? [] : links.organizers,
     language,
     languages: languagesOf(event.translations),
+    external_id: externalKeyField(event),
   };
   if (options.withJsonLd) {
     record.json_ld = eventJsonLd(

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { WritesModule } from '../writes/writes.module';
+import { ExternalKeyUpserts } from '../posts/external-upsert';
 import { OrganizersModule } from '../organizers/organizers.module';
 import { TermsModule } from '../terms/terms.module';
 import { VenuesModule } from '../venues/venues.module';
 import { EventsController } from './events.controller';
+import { EventReader } from './event-reader';
 import { EventRecordsService } from './event-records.service';
 import { EventWrites } from './event-writes.service';
 import { EventsService } from './events.service';
@@ -13,7 +15,14 @@ import { RecurrenceService } from './recurrence/recurrence.service';
 @Module({
   imports: [WritesModule, TermsModule, VenuesModule, OrganizersModule],
   controllers: [EventsController],
-  providers: [EventsService, EventWrites, EventRecordsService, RecurrenceService],
+  providers: [
+    EventsService,
+    EventWrites,
+    EventRecordsService,
+    RecurrenceService,
+    ExternalKeyUpserts,
+    EventReader,
+  ],
   exports: [EventsService, EventRecordsService],
 })
 export class EventsModule {}

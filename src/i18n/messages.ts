@@ -103,6 +103,10 @@ export const ERROR_MESSAGES: Catalogue<ErrorKey> = {
     en: 'A term with the name provided already exists with this parent.',
     nl: 'Er bestaat al een term met deze naam onder dezelfde bovenliggende term.',
   },
+  rest_external_id_taken: {
+    en: 'Another record of this kind already has this external_id; send another key, or upsert by the key (PUT …/by-external-id/<source>/<id>).',
+    nl: 'Een ander record van deze soort heeft deze external_id al; stuur een andere sleutel, of werk bij via de sleutel (PUT …/by-external-id/<source>/<id>).',
+  },
   rest_precondition_failed: {
     en: 'The record has changed since the version in If-Match; read it again and retry.',
     nl: 'Het record is gewijzigd sinds de versie in If-Match; lees het opnieuw en probeer het nog eens.',
@@ -212,6 +216,18 @@ export const REASON_MESSAGES = {
   isIdList: {
     en: '{name} must be a list of positive IDs.',
     nl: '{name} moet een lijst van positieve ID’s zijn.',
+  },
+  isExternalSource: {
+    en: '{name} must be 1 to 64 characters of a-z, 0-9, ".", "_" and "-".',
+    nl: '{name} moet uit 1 tot 64 tekens a-z, 0-9, ".", "_" en "-" bestaan.',
+  },
+  isExternalId: {
+    en: '{name} must be 1 to 255 characters without control characters.',
+    nl: '{name} moet uit 1 tot 255 tekens zonder stuurtekens bestaan.',
+  },
+  keyMismatch: {
+    en: '{name} must be left out or equal the key in the path.',
+    nl: '{name} moet weggelaten worden of gelijk zijn aan de sleutel in het pad.',
   },
   isImage: {
     en: '{name} must be an http(s) URL or a positive media ID.',

@@ -11,7 +11,11 @@ import { FEED_EVENT_COUNT, type FeedContentStamp } from './ical-feed-tag';
 const DEFAULT_DAYS_BACK = 30;
 const MAX_WINDOW_YEARS = 10;
 
-/** A strong validator of everything a body depends on. */
+/**
+ * A strong validator of everything a feed's body depends on. Not a record's
+ * tag (recordTag): a streamed feed cannot hash its bytes before it sends
+ * them, so it hashes what they are written from (ical-feed-tag.ts).
+ */
 export function strongTag(parts: unknown): string {
   return entityTag(JSON.stringify(parts));
 }

@@ -7,7 +7,7 @@ import { FeedRateLimit } from '../common/limits/feed-rate-limit';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { Ctx, RequestContext } from '../common/http/request-context';
 import { IcalEventQueryDto, IcalFeedQueryDto } from './dto/ical-query.dto';
-import { entityTag } from '../common/http/entity-tags';
+import { recordTag } from '../common/http/record-tag';
 import { IcalEventService } from './ical-event.service';
 import { IcalFeedService } from './ical-feed.service';
 import { sendHeadersOr304, streamTo } from './ical-response';
@@ -80,7 +80,7 @@ export class IcalController {
     await this.sendEvent({ id }, query, ctx, req, res);
   }
 
-  /** A single event is small: its ETag is the hash of its bytes. */
+  /** A single event is small: its ETag is the record's tag of its bytes (recordTag). */
   private async sendEvent(
     ref: PostRef,
     query: IcalEventQueryDto,
@@ -89,6 +89,6 @@ export class IcalController {
     res: Response,
   ): Promise<void> {
     const body = await this.events.event(ref, query, ctx);
-    if (sendHeadersOr304(req, res, entityTag(body))) res.end(body);
+    if (sendHeadersOr304(req, res, recordTag(body))) res.end(body);
   }
 }

@@ -16,16 +16,16 @@ import {
   ChangeCollection,
   kindOfCollection,
 } from '../writes/change-kinds';
-import { ChangesService } from '../changes/changes.service';
 import { ApiError } from '../common/errors/api-error';
 import { renderError } from '../common/errors/api-exception.filter';
 import { ContextualRequest, requestContextOf } from '../common/http/request-context';
 import { writeRequestOf } from '../common/http/write-request';
+import { RecordReaders } from '../common/records/record-readers';
 import { appConfig } from '../config/app.config';
+import { IDEMPOTENT_PUT } from '../common/http/idempotent-put';
 import { requestLanguage } from '../i18n/language.middleware';
 import { canonicalJson, isValidIdempotencyKey, sha256 } from './fingerprint';
 import { Claim, IdempotencyStore, StoredAnswer } from './idempotency.store';
-import { ReadTags } from './read-tags';
 import { SECRET_FIELDS, withoutSecrets } from './secret-fields';
 
 export const IDEMPOTENCY_KEY = 'Idempotency-Key';
@@ -35,7 +35,7 @@ export const IDEMPOTENCY_REPLAYED = 'Idempotency-Replayed';
 const ANSWER_HEADERS = ['location', 'etag', 'last-modified', 'content-location'];
 
 /**
- * `Idempotency-Key` on every POST (docs/api.md §13): claims the key, runs the
+ * `Idempotency-Key` on every POST and the IdempotentPut routes (docs/api.md §13): claims the key, runs the
  * request, stores its answer; a retry gets the stored answer with
  * `Idempotency-Replayed: true` and writes nothing. Registered inside the
  * request time-out: when the client was already answered 503, the handler's
@@ -47,8 +47,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   constructor(
     private readonly store: IdempotencyStore,
-    private readonly changes: ChangesService,
-    private readonly tags: ReadTags,
+    private readonly readers: RecordReaders,
     private readonly reflector: Reflector,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
   ) {}
@@ -58,7 +57,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const req = http.getRequest<ContextualRequest & { body?: unknown }>();
     const res = http.getResponse<Response>();
     const key = req.get(IDEMPOTENCY_KEY);
-    if (req.method !== 'POST' || key === undefined) return next.handle();
+    const idempotent =
+      req.method === 'POST' ||
+      (req.method === 'PUT' && this.reflector.get<boolean>(IDEMPOTENT_PUT, context.getHandler()));
+    if (!idempotent || key === undefined) return next.handle();
     if (!isValidIdempotencyKey(key)) {
       throw ApiError.invalid(IDEMPOTENCY_KEY, 'isIdempotencyKey');
     }
@@ -165,7 +167,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const ctx = requestContextOf(req);
     const record =
       kind && id !== null
-        ? ((await this.changes.recordOf(kind, id, ctx)) as
+        ? ((await this.readers.of(kind).feed([id], ctx)).get(id) as
             { rest_url?: string; urls?: { self?: string } } | undefined)
         : undefined;
     if (!record || !kind || id === null) {
@@ -174,7 +176,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     // The Location of a create, as LocationInterceptor sets it, and the ETag a write carries.
     const location = record.rest_url ?? record.urls?.self;
-    const etag = await this.tags.of(kind, id, ctx);
+    const etag = await this.readers.tagOf(kind, id, ctx);
     const answer: StoredAnswer = {
       status: lost.status,
       headers: {

@@ -13,7 +13,13 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { DeleteQueryDto } from '../posts/dto/post-query.dto';
 import { ViewQueryDto } from '../common/dto/language-query.dto';
 import { CachedValidators } from '../common/http/cached-validators';
@@ -29,13 +35,20 @@ import { UpdateOrganizerDto } from './dto/update-organizer.dto';
 import { OrganizersService } from './organizers.service';
 import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
+import { UpsertAnswerInterceptor } from '../posts/upsert-answer.interceptor';
+import { IdempotentPut } from '../common/http/idempotent-put';
+import { ExternalKeyUpserts } from '../posts/external-upsert';
+import { Organizer } from './entities/organizer.entity';
 // by-slug routes are declared before `:id` (literal segments first).
 @ApiTags('organizers')
 @ApiLanguageQuery()
 @CachedValidators()
 @Controller('organizers')
 export class OrganizersController {
-  constructor(private readonly organizers: OrganizersService) {}
+  constructor(
+    private readonly organizers: OrganizersService,
+    private readonly upserts: ExternalKeyUpserts,
+  ) {}
 
   @Get()
   @ApiListResponse('organizers', OrganizerRecordDto)
@@ -114,6 +127,31 @@ export class OrganizersController {
     @Res({ passthrough: true }) res: Response,
   ) {
     return sendTagged(res, await this.organizers.remove({ slug }, query.force, ctx));
+  }
+
+  @Put('by-external-id/:source/:id')
+  @ApiBearerAuth()
+  @IdempotentPut()
+  @UseInterceptors(UpsertAnswerInterceptor)
+  @ApiOperation({
+    summary: 'Create or update an organizer by its external key',
+    description:
+      'Creates the record with this key (201) or updates the one that has it (200); docs/api.md §17.',
+  })
+  @ApiOkResponse({ type: OrganizerRecordDto })
+  @ApiCreatedResponse({ type: OrganizerRecordDto })
+  upsertByExternalId(
+    @Param('source') source: string,
+    @Param('id') id: string,
+    @Body() body: CreateOrganizerDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.upserts.upsert(
+      { entity: Organizer, notFound: 'rest-organizer-not-found', writes: this.organizers },
+      { source, id },
+      body,
+      ctx,
+    );
   }
 
   @Get(':id')

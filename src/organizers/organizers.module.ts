@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { WritesModule } from '../writes/writes.module';
+import { ExternalKeyUpserts } from '../posts/external-upsert';
 import { OrganizersController } from './organizers.controller';
 import { OrganizersService } from './organizers.service';
 
@@ -7,7 +8,7 @@ import { OrganizersService } from './organizers.service';
 @Module({
   imports: [WritesModule],
   controllers: [OrganizersController],
-  providers: [OrganizersService],
+  providers: [OrganizersService, ExternalKeyUpserts],
   exports: [OrganizersService],
 })
 export class OrganizersModule {}

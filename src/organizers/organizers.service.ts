@@ -5,10 +5,8 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { MAX_LIST_ITEMS } from '../common/validation/decorators';
+import { RecordReaders } from '../common/records/record-readers';
 import { appConfig } from '../config/app.config';
-import { EventOrganizer } from '../events/entities/event-organizer.entity';
-import { Event } from '../events/entities/event.entity';
-import { touchEventsOfOrganizer } from '../events/linked-record-touch';
 import { CONTENT_TITLE, ContentKind, contentWrite, emptyToNull } from '../posts/content-kind';
 import { ContentService } from '../posts/content.service';
 import { isUnlinkValue, parseReference } from '../posts/inline-content';
@@ -42,17 +40,6 @@ const ORGANIZERS: ContentKind<
     pageNotFound: 'organizer-archive-page-not-found',
   },
   searchColumns: ['phone', 'email', 'website'],
-  linkedEvents: (qb, outerId) =>
-    qb
-      .subQuery()
-      .select('1')
-      .from(EventOrganizer, 'eo')
-      .innerJoin(Event, 'e', 'e.id = eo.eventId')
-      .where(`eo.organizerId = ${outerId}`),
-  unlinkEvents: async (manager, id) => {
-    await manager.delete(EventOrganizer, { organizerId: id });
-  },
-  touchEvents: touchEventsOfOrganizer,
   write: (input) =>
     contentWrite<Organizer>(input, input.organizer, {
       phone: emptyToNull(input.phone),
@@ -76,8 +63,9 @@ export class OrganizersService extends ContentService<
     @InjectDataSource() dataSource: DataSource,
     @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
     writes: Writes,
+    readers: RecordReaders,
   ) {
-    super(dataSource, config, ORGANIZERS, writes);
+    super(dataSource, config, ORGANIZERS, writes, readers);
   }
 
   /**

@@ -1,7 +1,7 @@
-import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import type { ErrorKey } from '../common/errors/error-codes';
 import type { PostTranslationColumns } from '../database/post-columns';
 import type { ContentMapOptions } from './content-record';
+import { externalKeyColumns } from './external-keys';
 import type { PostEntity, PostTable, PostTexts } from './post-store';
 import type { PostInput } from './post-write';
 
@@ -46,18 +46,6 @@ export interface ContentKind<E extends ContentEntity<T>, T extends ContentTransl
   errors: { notAccessible: ErrorKey; inTrash: ErrorKey; pageNotFound: ErrorKey };
   /** Shared (untranslated) string columns `search` looks in, as entity properties. */
   searchColumns: ReadonlyArray<keyof E & string>;
-  /**
-   * A subquery (`SELECT 1 …`) over the events linked to the record whose ID
-   * is the SQL expression `outerId`, with the events table aliased `e`.
-   */
-  linkedEvents(
-    qb: SelectQueryBuilder<ObjectLiteral>,
-    outerId: string,
-  ): SelectQueryBuilder<ObjectLiteral>;
-  /** Removes the record from every event (trash and delete, docs/api.md §7). */
-  unlinkEvents(manager: EntityManager, id: number): Promise<void>;
-  /** Moves SEQUENCE and LAST-MODIFIED of the events that show the record (src/events/linked-record-touch.ts). */
-  touchEvents(manager: EntityManager, id: number, now: number): Promise<void>;
   /** A validated create or update body as a write. */
   write(input: D): ContentWrite<E>;
   /** Inline objects in event bodies (docs/api.md §6): validated like a create, reused on a match. */
@@ -95,7 +83,9 @@ export function contentWrite<E>(
     },
     post: input,
     columns: Object.fromEntries(
-      Object.entries(columns).filter(([, value]) => value !== undefined),
+      Object.entries({ ...columns, ...externalKeyColumns(input.external_id) }).filter(
+        ([, value]) => value !== undefined,
+      ),
     ) as Partial<E>,
   };
 }

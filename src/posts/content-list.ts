@@ -1,16 +1,16 @@
-import { Brackets, EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { EntityManager, ObjectLiteral } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user';
 import { AccessPolicy } from '../auth/policy';
 import type { RequestContext } from '../common/http/request-context';
 import { assertPageExists, PageWindow, pageWindow } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
-import { Event } from '../events/entities/event.entity';
-import { otherLanguage, type Language } from '../i18n/language';
+import { EVENTS_TABLE, linkedEventExists } from '../database/event-links';
 import type { ContentEntity, ContentKind, ContentTranslation } from './content-kind';
 import type { ContentListQueryDto } from './dto/content.dto';
 import { applyStatusScope, assertVisibleFilter, listStatusScope } from './post-access';
 import { loadPosts } from './post-store';
-import { LIKE_ESCAPE, likeContains, searchWords } from './search';
+import { applyContentSearch, SEARCH_MATCHES } from './content-search';
+import { fullTextWords } from './search';
 
 /** Event statuses that do not count for `has_events` (docs/api.md §5.2). */
 const NOT_LIVE = ['draft', 'pending', 'trash'];
@@ -23,7 +23,8 @@ export interface ContentPage<E> {
 
 /**
  * One page of a venue or organizer list (docs/api.md §5, §5.2): publication
- * date descending, then ID descending. The page's IDs are selected first
+ * date descending, then ID descending (by relevance first when asked with
+ * search words). The page's IDs are selected first
  * (no joins multiply rows), then the records with their translations are
  * loaded in one query.
  */
@@ -36,26 +37,29 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
 ): Promise<ContentPage<E>> {
   const scope = listStatusScope(ctx.user, query.status);
   if (query.event !== undefined)
-    await assertVisibleFilter(manager, Event, query.event, ctx.user, 'event');
+    await assertVisibleFilter(manager, EVENTS_TABLE, query.event, ctx.user, 'event');
   const window = pageWindow(query, maxPerPage);
 
   const qb = manager.createQueryBuilder(kind.entity, 'p');
   applyStatusScope(qb, 'p', scope);
-  applySearch(qb, kind, query.search, ctx.language);
-  const linked = () => kind.linkedEvents(qb as SelectQueryBuilder<ObjectLiteral>, 'p.id');
+  const words = fullTextWords(query.search ?? '');
+  const byRelevance = query.orderby === 'relevance' && words.length > 0;
+  if (words.length > 0) applyContentSearch(qb, kind, words, ctx.language, byRelevance);
+  if (query.external_source !== undefined) {
+    qb.andWhere('p.externalSource = :externalSource', { externalSource: query.external_source });
+  }
+  const linked = (condition: string) => linkedEventExists(kind.titleWire, 'p.id', condition);
   if (query.event !== undefined) {
-    qb.andWhere(`EXISTS ${linked().andWhere('e.id = :linkedEvent').getQuery()}`, {
-      linkedEvent: query.event,
-    });
+    qb.andWhere(linked('e.id = :linkedEvent'), { linkedEvent: query.event });
   }
   if (query.has_events !== undefined) {
-    const live = linked().andWhere('e.status NOT IN (:...notLive)').getQuery();
-    qb.andWhere(`${query.has_events ? '' : 'NOT '}EXISTS ${live}`, { notLive: NOT_LIVE });
+    const live = linked('e.status NOT IN (:...notLive)');
+    qb.andWhere(`${query.has_events ? '' : 'NOT '}${live}`, { notLive: NOT_LIVE });
   }
   if (query.only_with_upcoming) {
     const visible = visibleEvents(ctx.user);
-    const upcoming = linked().andWhere('e.startAt >= :upcomingFrom').andWhere(visible.sql);
-    qb.andWhere(`EXISTS ${upcoming.getQuery()}`, {
+    const upcoming = linked(`e.start_at >= :upcomingFrom AND ${visible.sql}`);
+    qb.andWhere(upcoming, {
       upcomingFrom: nowEpoch(),
       ...visible.params,
     });
@@ -63,9 +67,10 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
 
   const total = await qb.getCount();
   assertPageExists(window, total, kind.errors.pageNotFound);
+  qb.select('p.id', 'id');
+  if (byRelevance) qb.orderBy(`${SEARCH_MATCHES}.score`, 'DESC');
   const rows: Array<{ id: number | string }> = await qb
-    .select('p.id', 'id')
-    .orderBy('p.publishedAt', 'DESC')
+    .addOrderBy('p.publishedAt', 'DESC')
     .addOrderBy('p.id', 'DESC')
     .offset(window.offset)
     .limit(window.perPage)
@@ -76,55 +81,13 @@ export async function findContentPage<E extends ContentEntity<T>, T extends Cont
   return { items: ids.flatMap((id) => loaded.get(id) ?? []), total, window };
 }
 
-/**
- * `search` (docs/api.md §5.2): a record matches when one of its fields holds
- * every word. Translated fields are those the record shows: the requested
- * language's, or the other one's when it has none (the `fb` join only
- * matches then).
- */
-function applySearch<E extends ContentEntity<T>, T extends ContentTranslation>(
-  qb: SelectQueryBuilder<E>,
-  kind: ContentKind<E, T, unknown, unknown>,
-  search: string | undefined,
-  language: Language,
-): void {
-  const words = searchWords(search ?? '');
-  if (words.length === 0) return;
-  const owner = kind.ownerKey;
-  qb.leftJoin(kind.translation, 'tr', `tr.${owner} = p.id AND tr.language = :searchLanguage`, {
-    searchLanguage: language,
-  }).leftJoin(
-    kind.translation,
-    'fb',
-    `fb.${owner} = p.id AND fb.language = :searchFallback AND tr.id IS NULL`,
-    { searchFallback: otherLanguage(language) },
-  );
-  const fields = [
-    'COALESCE(tr.nameKey, fb.nameKey)',
-    'LOWER(COALESCE(tr.description, fb.description))',
-    'LOWER(COALESCE(tr.excerpt, fb.excerpt))',
-    ...kind.searchColumns.map((column) => `LOWER(p.${column})`),
-  ];
-  const params = Object.fromEntries(
-    words.map((word, i) => [`searchWord${i}`, likeContains(word.toLowerCase())]),
-  );
-  const allWords = (field: string) =>
-    words.map((_, i) => `${field} LIKE :searchWord${i} ${LIKE_ESCAPE}`).join(' AND ');
-  qb.andWhere(
-    new Brackets((any) => {
-      for (const field of fields) any.orWhere(`(${allWords(field)})`);
-    }),
-    params,
-  );
-}
-
 /** Events the caller may see (docs/api.md §4), trashed ones left out. */
 function visibleEvents(user: AuthUser | undefined): { sql: string; params: ObjectLiteral } {
   const params = { eventTrash: 'trash', eventPublished: 'publish' };
   if (AccessPolicy.seesAllUnpublished(user)) return { sql: 'e.status != :eventTrash', params };
   if (AccessPolicy.canListUnpublished(user)) {
     return {
-      sql: 'e.status != :eventTrash AND (e.status = :eventPublished OR e.authorId = :eventOwner)',
+      sql: 'e.status != :eventTrash AND (e.status = :eventPublished OR e.author_id = :eventOwner)',
       params: { ...params, eventOwner: user?.id },
     };
   }

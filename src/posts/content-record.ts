@@ -3,6 +3,7 @@ import type { Language } from '../i18n/language';
 import { languagesOf, pickTranslation, translationsOf } from '../i18n/translation';
 import type { ContentEntity, ContentNames, ContentTranslation } from './content-kind';
 import { ContentRecordDto } from './dto/content-record.dto';
+import { externalKeyField } from './external-keys';
 import { assignNonEmpty, globalId, imageField, permalink, publicationFields } from './post-fields';
 
 export interface ContentMapOptions {
@@ -84,6 +85,7 @@ function contentParts<T extends ContentTranslation>(
       global_id_lineage: [id],
       language,
       languages: languagesOf(item.translations),
+      external_id: externalKeyField(item),
     },
     translations: options.withTranslations
       ? {

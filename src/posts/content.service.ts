@@ -1,26 +1,37 @@
+import type { OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { DataSource, EntityManager, FindOptionsWhere, In, Not } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { AccessPolicy } from '../auth/policy';
+import { AccessPolicy, type PostStatus } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import type { Tagged } from '../common/http/tagged-record';
-import { assertPrecondition, bodyTag, writeAnswer } from '../common/http/write-precondition';
+import { recordTag } from '../common/http/record-tag';
+import { assertPrecondition, writeAnswer } from '../common/http/write-precondition';
+import { cachedRecords, type LinkedRecordStore } from '../common/records/linked-record-cache';
+import type { RecordReaders, RecordsById } from '../common/records/record-readers';
 import { keptOrLoaded } from '../database/kept-rows';
 import { lockRow } from '../database/row-lock';
 import { ListPage } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
 import type { appConfig } from '../config/app.config';
-import { linkedEventChanges, visibilityMoves } from '../writes/linked-records';
 import { insertRow } from '../database/entity-rows';
+import { linkedEventChanges, touchLinkedEvents, unlinkEvents } from '../database/event-links';
 import type { WriteUnit } from '../writes/write-unit';
 import type { Writes } from '../writes/writes.service';
 import type { ContentEntity, ContentKind, ContentTranslation, ContentWrite } from './content-kind';
 import { findContentPage } from './content-list';
 import type { ContentMapOptions } from './content-record';
 import type { ContentListQueryDto } from './dto/content.dto';
-import { findReusable, validateInline } from './inline-content';
-import { assertCanCreate, assertCanEdit, assertCanSee, editContext } from './post-access';
+import { assertExternalKeyFree } from './external-keys';
+import { findByReference, findReusable, validateInline } from './inline-content';
+import {
+  assertCanCreate,
+  assertCanEdit,
+  assertCanSee,
+  editContext,
+  visibilityMoves,
+} from './post-access';
 import { findPostOrFail, loadPosts, PostRef, writePostTexts } from './post-store';
 import { postColumns } from './post-write';
 
@@ -32,15 +43,29 @@ import { postColumns } from './post-write';
 export abstract class ContentService<
   E extends ContentEntity<T>,
   T extends ContentTranslation,
-  R,
+  R extends { author: string; status: PostStatus },
   D extends object,
-> {
+> implements OnModuleInit
+{
   protected constructor(
     protected readonly dataSource: DataSource,
     protected readonly config: ConfigType<typeof appConfig>,
     protected readonly kind: ContentKind<E, T, R, D>,
     protected readonly writes: Writes,
+    private readonly readers: RecordReaders,
   ) {}
+
+  /** Registers how records of this kind are read by ID (RecordReaders). */
+  onModuleInit(): void {
+    const { collection } = this.kind;
+    this.readers.register([this.kind.titleWire], {
+      feed: (ids, ctx, linked) => this.feedRecords(ids, ctx, linked),
+      edit: (manager, ids, ctx, kept) =>
+        // A write's kept rows of this kind are rows of its entity.
+        this.editRecords(manager, ids, ctx, kept?.[collection] as ReadonlyMap<number, E>),
+      get: (id, ctx) => this.get({ id }, ctx),
+    });
+  }
 
   async list(query: ContentListQueryDto, ctx: RequestContext): Promise<ListPage<R>> {
     const edit = editContext(query.context, ctx);
@@ -97,10 +122,11 @@ export abstract class ContentService<
       await assertPrecondition(ctx.precondition, () => this.readRecord(manager, current.id, ctx));
       // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
       const item = await findPostOrFail(manager, this.kind, { id: current.id }, ctx.language);
+      await assertExternalKeyFree(manager, this.kind.entity, write.columns, item.id);
       await writePostTexts(manager, this.kind, item, write.texts, ctx.language);
       await manager.update(this.kind.entity, item.id, columns);
-      await this.kind.touchEvents(manager, item.id, nowEpoch());
       const kind = this.kind.titleWire;
+      await touchLinkedEvents(manager, kind, item.id, nowEpoch());
       unit.record([{ kind, id: item.id, action: 'updated' }]);
       // Events embed the record only for callers who may see it: announce them when that moves.
       if (visibilityMoves(item, columns as { status?: string; authorId?: number }))
@@ -129,8 +155,8 @@ export abstract class ContentService<
         ...(await linkedEventChanges(manager, kind.titleWire, item.id)),
         { kind: kind.titleWire, id: item.id, action: 'deleted', permanent: Boolean(force) },
       ]);
-      await kind.touchEvents(manager, item.id, now);
-      await kind.unlinkEvents(manager, item.id);
+      await touchLinkedEvents(manager, kind.titleWire, item.id, now);
+      await unlinkEvents(manager, kind.titleWire, item.id);
       if (force) {
         await manager.delete(kind.translation, { [kind.ownerKey]: item.id });
         await manager.delete(kind.entity, item.id);
@@ -138,7 +164,7 @@ export abstract class ContentService<
         return undefined;
       }
       await manager.update(kind.entity, item.id, { status: 'trash', modifiedAt: now } as object);
-      return bodyTag(await this.readRecord(manager, item.id, ctx));
+      return recordTag(await this.readRecord(manager, item.id, ctx));
     });
     if (!force) Object.assign(item, { status: 'trash', modifiedAt: now });
     return { record: kind.map(item, this.mapOptions(ctx, {})), etag };
@@ -151,6 +177,27 @@ export abstract class ContentService<
     manager: EntityManager = this.dataSource.manager,
   ): Promise<Map<number, R>> {
     return this.embeddedRecords(await this.rowsByIds(manager, ids), ctx);
+  }
+
+  /**
+   * Records as the changes feed shows them (docs/api.md §12): as events
+   * embed them (from `linked` where it has them), only those the caller may
+   * read by ID; trashed ones count as gone.
+   */
+  private async feedRecords(
+    ids: number[],
+    ctx: RequestContext,
+    linked?: LinkedRecordStore,
+  ): Promise<RecordsById> {
+    const records = await cachedRecords<object>(linked, linked?.[this.kind.collection], ids, (missing) =>
+      this.recordsByIds(missing, ctx),
+    );
+    return new Map(
+      [...records].filter(([, record]) => {
+        const { author, status } = record as R;
+        return status !== 'trash' && AccessPolicy.canSeeItem(ctx.user, { authorId: Number(author), status });
+      }),
+    );
   }
 
   /** The rows of records by ID with their translations, in one query. */
@@ -193,6 +240,8 @@ export abstract class ContentService<
     value: Record<string, unknown>,
     ctx: RequestContext,
   ): Promise<number> {
+    const byKey = await findByReference(unit.manager, this.kind, value);
+    if (byKey !== undefined) return byKey;
     const dto = await validateInline(this.kind.inline.dto, value, this.kind.titleWire);
     const write = this.kind.write(dto);
     const existing = await findReusable(unit.manager, this.kind, write);
@@ -221,6 +270,7 @@ export abstract class ContentService<
       ...write.columns,
       ...postColumns(write.post, ctx, this.config.siteTimezone, true),
     };
+    await assertExternalKeyFree(manager, this.kind.entity, write.columns, undefined);
     const item = {
       id: await insertRow(manager, this.kind.entity, columns as Partial<E>),
       translations: [] as T[],

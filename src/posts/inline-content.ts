@@ -1,10 +1,12 @@
 import { plainToInstance } from 'class-transformer';
 import { validate, ValidationError } from 'class-validator';
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, FindOptionsWhere } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { toApiError } from '../common/validation/api-validation.pipe';
 import { parseId } from '../common/validation/input-parsing';
 import type { ContentEntity, ContentKind, ContentTranslation, ContentWrite } from './content-kind';
+import { ExternalKeyDto } from './dto/external-key.dto';
+import { findByExternalKey } from './external-keys';
 
 /*
  * Venue and organizer references inside an event body (docs/api.md §6): an ID,
@@ -37,13 +39,16 @@ export function parseReference(value: unknown, name: string): number | Record<st
 
 /**
  * An existing record an inline object names: not trashed, the same name (any
- * case, any language) and matching `inline.matchOn` columns.
+ * case, any language) and matching `inline.matchOn` columns. An object with
+ * an `external_id` names none here (findByReference looked its key up).
  */
 export async function findReusable<E extends ContentEntity<T>, T extends ContentTranslation>(
   manager: EntityManager,
   kind: ContentKind<E, T, unknown, unknown>,
   write: ContentWrite<E>,
 ): Promise<number | undefined> {
+  // A keyed object was looked up by its key (findByReference): it is new.
+  if (write.columns.externalSource) return undefined;
   const qb = manager
     .createQueryBuilder(kind.entity, 'p')
     .innerJoin(kind.translation, 't', `t.${kind.ownerKey} = p.id`)
@@ -58,6 +63,35 @@ export async function findReusable<E extends ContentEntity<T>, T extends Content
   });
   const row = await qb.orderBy('p.id', 'ASC').limit(1).getRawOne<{ id: number | string }>();
   return row ? Number(row.id) : undefined;
+}
+
+/**
+ * A reference by external key (docs/api.md §17): an object with
+ * `external_id` names the record holding that key (trashed → 400
+ * `<kind>: notFound`). Undefined when the object has no key or no record
+ * holds it: it is then an inline object, created with the key.
+ */
+export async function findByReference<E extends ContentEntity<T>, T extends ContentTranslation>(
+  manager: EntityManager,
+  kind: ContentKind<E, T, unknown, unknown>,
+  value: Record<string, unknown>,
+): Promise<number | undefined> {
+  if (value.external_id === undefined || value.external_id === null) return undefined;
+  const prefix = `${kind.titleWire}.external_id`;
+  if (typeof value.external_id !== 'object' || Array.isArray(value.external_id))
+    throw ApiError.invalid(prefix, 'isObject');
+  const key = await validateInline(
+    ExternalKeyDto,
+    value.external_id as Record<string, unknown>,
+    prefix,
+  );
+  const id = await findByExternalKey(manager, kind.entity, key);
+  if (id === undefined) return undefined;
+  const trashed = await manager.exists(kind.entity, {
+    where: { id, status: 'trash' } as FindOptionsWhere<E>,
+  });
+  if (trashed) throw ApiError.invalid(kind.titleWire, 'notFound');
+  return id;
 }
 
 /** Validates like the global pipe does, naming failures `<prefix>.<field>`. */

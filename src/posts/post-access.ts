@@ -114,3 +114,14 @@ export async function assertVisibleFilter(
   const visible = items.filter((item) => AccessPolicy.canSeeItem(user, item));
   if (visible.length !== ids.length) throw ApiError.invalid(parameter, 'notFound');
 }
+
+/** Whether a change of status or author can change who sees a venue or organizer (contract §4). */
+export function visibilityMoves(
+  before: { status: string; authorId: number },
+  after: { status?: string; authorId?: number },
+): boolean {
+  const status = after.status ?? before.status;
+  const authorId = after.authorId ?? before.authorId;
+  if ((before.status === 'publish') !== (status === 'publish')) return true;
+  return status !== 'publish' && authorId !== before.authorId;
+}

@@ -1,7 +1,7 @@
 import { DeepPartial, EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { ErrorKey } from '../common/errors/error-codes';
-import { plainRowsWhereIn, recordsWithTranslations } from '../database/entity-rows';
+import { insertRow, plainRowsWhereIn, recordsWithTranslations } from '../database/entity-rows';
 import type { PostColumns, PostTranslationColumns } from '../database/post-columns';
 import { otherLanguage, type Language } from '../i18n/language';
 import { freeSlug, toSlug } from './slugs';
@@ -169,7 +169,10 @@ export async function writePostTexts<E extends PostEntity<T>, T extends PostTran
   texts: PostTexts,
   language: Language,
 ): Promise<void> {
-  const isNew = !item.translations.some((t) => t.language === language);
+  const existing = item.translations.find((t) => t.language === language);
+  const isNew = !existing;
+  // The columns as read, to send only what the write moved (save() would read the row again first).
+  const before: Partial<T> = existing ? { ...existing } : {};
   const fields: Record<string, string | undefined> = {
     [table.titleField]: texts.title,
     description: texts.description,
@@ -201,5 +204,15 @@ export async function writePostTexts<E extends PostEntity<T>, T extends PostTran
       item.id,
     );
   }
-  await manager.save(table.translation, translation);
+  if (isNew) {
+    translation.id = await insertRow(manager, table.translation, translation);
+    return;
+  }
+  const moved = Object.fromEntries(
+    Object.entries(translation).filter(
+      ([property, value]) => property !== 'id' && value !== before[property as keyof T],
+    ),
+  ) as Partial<T>;
+  if (Object.keys(moved).length > 0)
+    await manager.update(table.translation, translation.id, moved as never);
 }

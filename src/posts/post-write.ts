@@ -3,6 +3,7 @@ import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { nowEpoch, parseDateInput, parseZone } from '../common/time/dates';
 import type { PostColumns } from '../database/post-columns';
+import type { ExternalKey } from './external-keys';
 import { parseImageInput } from './post-fields';
 
 /** The shared post fields of a write, as the DTOs validated them (PostWriteDto). */
@@ -12,6 +13,7 @@ export interface PostInput {
   date?: string | number;
   date_utc?: string | number;
   image?: string | number | null;
+  external_id?: ExternalKey | null;
 }
 
 /**

@@ -1,8 +1,7 @@
 import { EntityManager, In } from 'typeorm';
 import { termKind } from '../writes/change-kinds';
 import type { WriteUnit } from '../writes/write-unit';
-import { EventTerm } from '../events/entities/event-term.entity';
-import { Event } from '../events/entities/event.entity';
+import { termIdsOfEventsWithStatus } from '../database/event-links';
 import { Term } from './entities/term.entity';
 
 /** The status whose events a term's `published_count` counts. */
@@ -18,30 +17,14 @@ export async function recountTerms(manager: EntityManager): Promise<void> {
 }
 
 /**
- * The terms an event adds to the counts: its terms while it is published,
- * none otherwise. Inside a write transaction on MySQL the event row is
- * locked first, so two writes of one event cannot both count from the same state.
- */
-export async function countedTermsOf(manager: EntityManager, eventId: number): Promise<number[]> {
-  if (manager.connection.options.type === 'mysql' && manager.queryRunner?.isTransactionActive) {
-    await manager.findOne(Event, {
-      where: { id: eventId },
-      select: { id: true },
-      lock: { mode: 'pessimistic_write' },
-    });
-  }
-  return countedTermsOfEvents(manager, [eventId]);
-}
-
-/**
- * What countedTermsOf reads back for an event just created with these linked
+ * What countedTermsOfEvents reads back for an event just created with these linked
  * terms and this status, known without a read.
  */
 export function countedTermsOfNewEvent(status: unknown, termIds: number[]): number[] {
   return status === COUNTED_STATUS ? [...new Set(termIds)] : [];
 }
 
-/** What countedTermsOf gives, for many events: one entry per published event and term. */
+/** The terms events add to the counts: one entry per published event and term. */
 export async function countedTermsOfEvents(
   manager: EntityManager,
   eventIds: number[],
@@ -49,16 +32,53 @@ export async function countedTermsOfEvents(
   const terms: number[] = [];
   // 500 IDs per query keeps every engine's parameter limit far away.
   for (let i = 0; i < eventIds.length; i += 500) {
-    const rows: Array<{ termId: number | string }> = await manager
-      .createQueryBuilder(EventTerm, 'et')
-      .innerJoin(Event, 'e', 'e.id = et.eventId')
-      .select('et.termId', 'termId')
-      .where('et.eventId IN (:...ids)', { ids: eventIds.slice(i, i + 500) })
-      .andWhere('e.status = :published', { published: COUNTED_STATUS })
-      .getRawMany();
-    terms.push(...rows.map((row) => Number(row.termId)));
+    terms.push(
+      ...(await termIdsOfEventsWithStatus(manager, eventIds.slice(i, i + 500), COUNTED_STATUS)),
+    );
   }
   return terms;
+}
+
+/**
+ * The terms an event adds to the counts (its terms while it is published,
+ * none otherwise), read after the write locked the event row (lockEventRow),
+ * so two writes of one event cannot both count from the same state; with each
+ * term's taxonomy (what adjustTermCounts would
+ * otherwise read): one statement.
+ */
+export async function countedTermTaxonomiesOf(
+  manager: EntityManager,
+  eventId: number,
+): Promise<Map<number, string>> {
+  // Plain SQL, as in lockTermsReadingTaxonomies: every event write sends it.
+  const rows: Array<{ termId: number | string; taxonomy: string }> = await manager.query(
+    'SELECT et.term_id AS termId, t.taxonomy AS taxonomy FROM event_terms et ' +
+      'INNER JOIN events e ON e.id = et.event_id INNER JOIN terms t ON t.id = et.term_id ' +
+      'WHERE et.event_id = ? AND e.status = ?',
+    [eventId, COUNTED_STATUS],
+  );
+  return new Map(rows.map((row) => [Number(row.termId), row.taxonomy]));
+}
+
+/**
+ * lockTermsForCount that also answers which of the terms exist and their
+ * taxonomies (term ID → taxonomy), so the write checks the IDs it was sent
+ * against the same locking read instead of a count of its own. On SQLite a
+ * plain read (one writer at a time).
+ */
+export async function lockTermsReadingTaxonomies(
+  manager: EntityManager,
+  termIds: number[],
+): Promise<Map<number, string>> {
+  const ids = [...new Set(termIds)].sort((a, b) => a - b);
+  if (ids.length === 0) return new Map();
+  // Plain SQL: the query builder cost more CPU than this statement's round trip.
+  const lock = manager.connection.options.type === 'mysql' ? ' FOR UPDATE' : '';
+  const rows: Array<{ id: number | string; taxonomy: string }> = await manager.query(
+    `SELECT id, taxonomy FROM terms WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id${lock}`,
+    ids,
+  );
+  return new Map(rows.map((row) => [Number(row.id), row.taxonomy]));
 }
 
 /**
@@ -81,8 +101,8 @@ export async function lockTermsForCount(manager: EntityManager, termIds: number[
 }
 
 /**
- * Applies an event write's effect on term counts (`before` and `after` from
- * countedTermsOf) and records the terms whose count moved as changed; their
+ * Applies an event write's effect on term counts (`before` and `after` as
+ * countedTermTaxonomiesOf and countedTermsOfEvents give them) and records the terms whose count moved as changed; their
  * taxonomies are read unless `taxonomies` (term ID → taxonomy) names them all.
  */
 export async function adjustTermCounts(
@@ -112,11 +132,9 @@ export async function adjustTermCounts(
     );
   }
   for (const [change, ids] of byChange) {
-    await manager
-      .createQueryBuilder()
-      .update(Term)
-      .set({ publishedCount: () => `published_count + ${Number(change)}` })
-      .where('id IN (:...ids)', { ids })
-      .execute();
+    await manager.query(
+      `UPDATE terms SET published_count = published_count + ? WHERE id IN (${ids.map(() => '?').join(', ')})`,
+      [change, ...ids],
+    );
   }
 }

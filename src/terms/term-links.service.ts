@@ -19,6 +19,21 @@ import { mapTerm, TermRecord } from './term.mapper';
 import { assertCanManage, insertTerm, loadTerms, termMapOptions } from './term-store';
 
 /**
+ * The term IDs an event write's `categories`/`tags` input names (names, and
+ * input resolveForEvent rejects, left out): what the write locks and checks
+ * in one read before it resolves the input.
+ */
+export function termIdsNamedIn(input: unknown): number[] {
+  if (input === undefined || input === null || input === '' || input === 0) return [];
+  const values = parseList(input);
+  if (!values || values.length > MAX_LIST_ITEMS) return [];
+  return values
+    .map(String)
+    .filter((text) => /^\d+$/.test(text))
+    .flatMap((text) => parseId(text) ?? []);
+}
+
+/**
  * Categories and tags as events use them (docs/api.md §5.1, §6): the records
  * events embed, the `categories`/`tags` input of event writes (creating
  * terms by name), and the list filters by slug or ID.
@@ -66,13 +81,16 @@ export class TermLinksService {
    * An event's `categories`/`tags` input (docs/api.md §6): IDs or names/slugs,
    * mixed, array or comma list. Unknown IDs → 400; unknown names create the
    * term in the request's language if the caller may, else 403. `""`/[] → [].
-   * Runs inside the event write's transaction.
+   * Runs inside the event write's transaction. `checked`: the taxonomies of
+   * the terms that exist among termIdsNamedIn(input), read by the write
+   * already (lockTermsReadingTaxonomies): then the IDs are checked against it.
    */
   async resolveForEvent(
     unit: WriteUnit,
     info: TaxonomyInfo,
     input: unknown,
     ctx: RequestContext,
+    checked?: ReadonlyMap<number, string>,
   ): Promise<number[] | undefined> {
     if (input === undefined) return undefined;
     if (input === null || input === '' || input === 0) return [];
@@ -86,9 +104,11 @@ export class TermLinksService {
     if (known.length > 0) {
       const found = known.includes(undefined)
         ? 0
-        : await unit.manager.count(Term, {
-            where: { id: In(known as number[]), taxonomy: info.taxonomy },
-          });
+        : checked
+          ? known.filter((id) => checked.get(id as number) === info.taxonomy).length
+          : await unit.manager.count(Term, {
+              where: { id: In(known as number[]), taxonomy: info.taxonomy },
+            });
       if (found !== known.length) throw ApiError.invalid(info.collection, 'notFound');
     }
     const ids: number[] = [];

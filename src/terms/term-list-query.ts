@@ -1,6 +1,6 @@
 import { Brackets, EntityManager } from 'typeorm';
 import { PageWindow } from '../common/pagination/list-page';
-import { EventTerm } from '../events/entities/event-term.entity';
+import { termsOfEventSql } from '../database/event-links';
 import { otherLanguage, type Language } from '../i18n/language';
 import { LIKE_ESCAPE, likeContains } from '../posts/search';
 import type { TermListQueryDto } from './dto/term-list.query.dto';
@@ -60,16 +60,7 @@ export async function findTermPage(
     );
   }
   if (eventId !== undefined) {
-    qb.andWhere(
-      't.id IN ' +
-        qb
-          .subQuery()
-          .select('l.termId')
-          .from(EventTerm, 'l')
-          .where('l.eventId = :eventId')
-          .getQuery(),
-      { eventId },
-    );
+    qb.andWhere(`t.id IN (${termsOfEventSql('eventId')})`, { eventId });
   }
   const total = await qb.clone().getCount();
   const direction = query.order === 'desc' ? 'DESC' : 'ASC';

@@ -4,7 +4,7 @@ import { AccessPolicy } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { nowEpoch } from '../common/time/dates';
-import { recordsWithTranslations } from '../database/entity-rows';
+import { insertRow, recordsWithTranslations } from '../database/entity-rows';
 import type { Language } from '../i18n/language';
 import { freeSlug, toSlug } from '../posts/slugs';
 import { TermTranslation } from './entities/term-translation.entity';
@@ -57,13 +57,14 @@ export async function insertTerm(
     toSlug(input.slug || input.name, 'term'),
     undefined,
   );
-  const term = await manager.save(Term, {
+  // Plain INSERTs: save() would read each new row's defaults back in another statement.
+  const termId = await insertRow(manager, Term, {
     taxonomy: info.taxonomy,
     parentId: input.parentId,
     createdAt: nowEpoch(),
   });
-  await manager.save(TermTranslation, {
-    termId: term.id,
+  await insertRow(manager, TermTranslation, {
+    termId,
     taxonomy: info.taxonomy,
     parentId: input.parentId,
     language: input.language,
@@ -72,7 +73,7 @@ export async function insertTerm(
     slug,
     description: input.description ?? null,
   });
-  return term.id;
+  return termId;
 }
 
 /** 400 `term_exists` when another term of the taxonomy has the name under the parent in `language`. */

@@ -5,15 +5,14 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import type { Tagged } from '../common/http/tagged-record';
-import { assertPrecondition, bodyTag } from '../common/http/write-precondition';
+import { recordTag } from '../common/http/record-tag';
+import { assertPrecondition } from '../common/http/write-precondition';
 import { lockRow } from '../database/row-lock';
 import { ListPage, pageWindow } from '../common/pagination/list-page';
 import { appConfig } from '../config/app.config';
 import { termKind } from '../writes/change-kinds';
-import { linkedEventChanges } from '../writes/linked-records';
+import { EVENTS_TABLE, linkedEventChanges, unlinkEvents } from '../database/event-links';
 import { Writes } from '../writes/writes.service';
-import { Event } from '../events/entities/event.entity';
-import { EventTerm } from '../events/entities/event-term.entity';
 import { assertVisibleFilter, editContext } from '../posts/post-access';
 import { toSlug } from '../posts/slugs';
 import { applyTranslatedFields } from '../posts/translations';
@@ -64,7 +63,7 @@ export class TermsService {
     const eventId = query.event ?? query.post;
     if (eventId !== undefined) {
       const parameter = query.event !== undefined ? 'event' : 'post';
-      await assertVisibleFilter(this.dataSource.manager, Event, eventId, ctx.user, parameter);
+      await assertVisibleFilter(this.dataSource.manager, EVENTS_TABLE, eventId, ctx.user, parameter);
     }
 
     const window = pageWindow(query, this.config.maxPerPage);
@@ -109,7 +108,7 @@ export class TermsService {
       unit.record([{ kind: termKind(info.taxonomy), id: created, action: 'created' }]);
       return this.readRecord(manager, info, created, ctx);
     });
-    return { record, etag: bodyTag(record) };
+    return { record, etag: recordTag(record) };
   }
 
   async update(
@@ -174,7 +173,7 @@ export class TermsService {
       unit.record([{ kind: termKind(info.taxonomy), id, action: 'updated' }]);
       return this.readRecord(manager, info, id, ctx);
     });
-    return { record, etag: bodyTag(record) };
+    return { record, etag: recordTag(record) };
   }
 
   /** Permanent delete; answers the term as it was. Children of a category lose their parent. */
@@ -208,7 +207,7 @@ export class TermsService {
         { parentId: id, taxonomy: info.taxonomy },
         { parentId: 0 },
       );
-      await manager.delete(EventTerm, { termId: id });
+      await unlinkEvents(manager, 'term', id);
       await manager.delete(Term, { id });
     });
     return record;
@@ -232,13 +231,10 @@ export class TermsService {
     id: number,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<Term> {
-    const term = id
-      ? await manager.getRepository(Term).findOne({
-          where: { id, taxonomy: info.taxonomy },
-          relations: { translations: true },
-        })
-      : null;
-    if (!term || term.translations.length === 0) throw new ApiError(info.notFound);
+    // One LEFT JOIN (loadTerms): findOne() with the relation sends a DISTINCT query and then the rows.
+    const term = id ? (await loadTerms(manager, [id])).get(id) : undefined;
+    if (!term || term.taxonomy !== info.taxonomy || term.translations.length === 0)
+      throw new ApiError(info.notFound);
     return term;
   }
 

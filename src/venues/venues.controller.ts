@@ -13,7 +13,13 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { DeleteQueryDto } from '../posts/dto/post-query.dto';
 import { ViewQueryDto } from '../common/dto/language-query.dto';
 import { CachedValidators } from '../common/http/cached-validators';
@@ -29,13 +35,20 @@ import { UpdateVenueDto } from './dto/update-venue.dto';
 import { VenuesService } from './venues.service';
 import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
+import { UpsertAnswerInterceptor } from '../posts/upsert-answer.interceptor';
+import { IdempotentPut } from '../common/http/idempotent-put';
+import { ExternalKeyUpserts } from '../posts/external-upsert';
+import { Venue } from './entities/venue.entity';
 // by-slug routes are declared before `:id` (literal segments first).
 @ApiTags('venues')
 @ApiLanguageQuery()
 @CachedValidators()
 @Controller('venues')
 export class VenuesController {
-  constructor(private readonly venues: VenuesService) {}
+  constructor(
+    private readonly venues: VenuesService,
+    private readonly upserts: ExternalKeyUpserts,
+  ) {}
 
   @Get()
   @ApiListResponse('venues', VenueRecordDto)
@@ -114,6 +127,31 @@ export class VenuesController {
     @Res({ passthrough: true }) res: Response,
   ) {
     return sendTagged(res, await this.venues.remove({ slug }, query.force, ctx));
+  }
+
+  @Put('by-external-id/:source/:id')
+  @ApiBearerAuth()
+  @IdempotentPut()
+  @UseInterceptors(UpsertAnswerInterceptor)
+  @ApiOperation({
+    summary: 'Create or update a venue by its external key',
+    description:
+      'Creates the record with this key (201) or updates the one that has it (200); docs/api.md §17.',
+  })
+  @ApiOkResponse({ type: VenueRecordDto })
+  @ApiCreatedResponse({ type: VenueRecordDto })
+  upsertByExternalId(
+    @Param('source') source: string,
+    @Param('id') id: string,
+    @Body() body: CreateVenueDto,
+    @Ctx() ctx: RequestContext,
+  ) {
+    return this.upserts.upsert(
+      { entity: Venue, notFound: 'rest-venue-not-found', writes: this.venues },
+      { source, id },
+      body,
+      ctx,
+    );
   }
 
   @Get(':id')

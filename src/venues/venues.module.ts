@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { WritesModule } from '../writes/writes.module';
+import { ExternalKeyUpserts } from '../posts/external-upsert';
 import { VenuesController } from './venues.controller';
 import { VenuesService } from './venues.service';
 
@@ -7,7 +8,7 @@ import { VenuesService } from './venues.service';
 @Module({
   imports: [WritesModule],
   controllers: [VenuesController],
-  providers: [VenuesService],
+  providers: [VenuesService, ExternalKeyUpserts],
   exports: [VenuesService],
 })
 export class VenuesModule {}

@@ -2,9 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { RecordReaders } from '../common/records/record-readers';
 import { appConfig } from '../config/app.config';
-import { Event } from '../events/entities/event.entity';
-import { touchEventsOfVenue } from '../events/linked-record-touch';
 import { CONTENT_TITLE, ContentKind, contentWrite, emptyToNull } from '../posts/content-kind';
 import { ContentService } from '../posts/content.service';
 import { isUnlinkValue, parseReference } from '../posts/inline-content';
@@ -34,12 +33,6 @@ const VENUES: ContentKind<Venue, VenueTranslation, VenueRecord, UpdateVenueDto> 
     pageNotFound: 'venue-archive-page-not-found',
   },
   searchColumns: ['address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
-  linkedEvents: (qb, outerId) =>
-    qb.subQuery().select('1').from(Event, 'e').where(`e.venueId = ${outerId}`),
-  unlinkEvents: async (manager, id) => {
-    await manager.update(Event, { venueId: id }, { venueId: null });
-  },
-  touchEvents: touchEventsOfVenue,
   write: (input) =>
     contentWrite<Venue>(input, input.venue, {
       address: emptyToNull(input.address),
@@ -73,8 +66,9 @@ export class VenuesService extends ContentService<
     @InjectDataSource() dataSource: DataSource,
     @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
     writes: Writes,
+    readers: RecordReaders,
   ) {
-    super(dataSource, config, VENUES, writes);
+    super(dataSource, config, VENUES, writes, readers);
   }
 
   /**

@@ -4,12 +4,9 @@ import type { ChangeKind } from '../writes/change-kinds';
 import { ChangeListener, ChangeTracker, TrackedChange } from '../writes/change-tracker';
 import type { WriteUnit } from '../writes/write-unit';
 import type { RequestContext } from '../common/http/request-context';
+import { RecordReaders, type RecordsById } from '../common/records/record-readers';
 import { appConfig } from '../config/app.config';
 import { WRITTEN_EVENT_ROWS } from '../events/event-records.service';
-import { EventsService } from '../events/events.service';
-import { OrganizersService } from '../organizers/organizers.service';
-import { TermLinksService } from '../terms/term-links.service';
-import { VenuesService } from '../venues/venues.service';
 import { subscribes } from './message-types';
 import { OutgoingMessage, WebhookOutbox } from './webhook-outbox';
 
@@ -42,10 +39,7 @@ export class ChangeMessages implements ChangeListener, OnModuleInit, OnModuleDes
   constructor(
     private readonly tracker: ChangeTracker,
     private readonly outbox: WebhookOutbox,
-    private readonly events: EventsService,
-    private readonly venues: VenuesService,
-    private readonly organizers: OrganizersService,
-    private readonly terms: TermLinksService,
+    private readonly readers: RecordReaders,
     @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
   ) {
     this.reader = {
@@ -92,48 +86,18 @@ export class ChangeMessages implements ChangeListener, OnModuleInit, OnModuleDes
     await this.outbox.store(unit, messages, endpoints);
   }
 
-  /** The records of the changes, per kind, a few queries per batch of BATCH. */
-  private async records(
-    unit: WriteUnit,
-    changes: TrackedChange[],
-  ): Promise<Map<ChangeKind, Map<number, unknown>>> {
-    const { manager } = unit;
-    const ids = (kinds: ChangeKind[]) =>
-      changes.filter((change) => kinds.includes(change.kind)).map((change) => change.id);
-    const read = async <R>(
-      list: number[],
-      load: (batch: number[]) => Promise<Map<number, R>>,
-    ): Promise<Map<number, R>> => {
-      const all = new Map<number, R>();
-      for (let i = 0; i < list.length; i += BATCH) {
-        for (const [id, record] of await load(list.slice(i, i + BATCH))) all.set(id, record);
-      }
-      return all;
-    };
-    const ctx = this.reader;
+  /** The records of the changes, per kind (RecordReaders), a few queries per batch of BATCH. */
+  private records(unit: WriteUnit, changes: TrackedChange[]): Promise<Map<ChangeKind, RecordsById>> {
+    const ids = RecordReaders.idsByKind(changes);
     // The rows the write read last for its answer (an event with what it links to), unless it
     // recorded a change since: its records are rendered from them, not read again. Valid
     // throughout, as this only reads (WriteUnit.keep).
     const kept = unit.keptRows(WRITTEN_EVENT_ROWS);
-    // One after another: they share the transaction's connection.
-    const events = await read(ids(['event']), (b) =>
-      this.events.editRecords(manager, b, ctx, kept),
+    return this.readers.readAll(
+      ids,
+      (reader, batch) => reader.edit(unit.manager, batch, this.reader, kept),
+      // One after another: they share the transaction's connection.
+      { sequential: true, batch: BATCH },
     );
-    const venues = await read(ids(['venue']), (b) =>
-      this.venues.editRecords(manager, b, ctx, kept?.venues),
-    );
-    const organizers = await read(ids(['organizer']), (b) =>
-      this.organizers.editRecords(manager, b, ctx, kept?.organizers),
-    );
-    const terms = await read(ids(['category', 'tag']), (b) =>
-      this.terms.recordsByIds(b, ctx, manager, true, kept?.terms),
-    );
-    return new Map<ChangeKind, Map<number, unknown>>([
-      ['event', events],
-      ['venue', venues],
-      ['organizer', organizers],
-      ['category', terms],
-      ['tag', terms],
-    ]);
   }
 }

@@ -1,9 +1,13 @@
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { signals, type WebhookOutcome } from '../metrics/signals';
-import { hostOf, isPublicAddress, safeLookup, TargetNotAllowedError } from './target-safety';
+import {
+  hostOf,
+  pinnedLookup,
+  requestProblem,
+  TargetNotAllowedError,
+} from '../common/net/target-safety';
 
 /** The receiver's answer is kept up to this many bytes (docs/api.md §15). */
 export const MAX_RESPONSE_BYTES = 1024;
@@ -119,15 +123,11 @@ function postOnce(
     return Promise.resolve(done(failure('invalid URL')));
   }
   // Checked at every attempt, like the address: the setting may have been turned off since registration.
-  if (url.protocol === 'http:' && !options.allowHttp) {
-    return Promise.resolve(done(failure(HTTP_NOT_ALLOWED)));
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return Promise.resolve(done(failure('invalid URL')));
-  }
-  const host = hostOf(url);
-  if (!options.allowPrivateTargets && isIP(host) !== 0 && !isPublicAddress(host)) {
-    return Promise.resolve(done(failure(new TargetNotAllowedError(host).message)));
+  const problem = requestProblem(url, options);
+  if (problem === 'http') return Promise.resolve(done(failure(HTTP_NOT_ALLOWED)));
+  if (problem === 'scheme') return Promise.resolve(done(failure('invalid URL')));
+  if (problem === 'private') {
+    return Promise.resolve(done(failure(new TargetNotAllowedError(hostOf(url)).message)));
   }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
@@ -135,7 +135,7 @@ function postOnce(
       method: 'POST',
       agent: fresh ? false : agents[url.protocol as 'http:' | 'https:'],
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      ...(options.allowPrivateTargets ? {} : { lookup: safeLookup }),
+      ...pinnedLookup(options),
     });
     let settled = false;
     let answered = false;

@@ -1,9 +1,5 @@
 import { Module } from '@nestjs/common';
 import { WritesModule } from '../writes/writes.module';
-import { EventsModule } from '../events/events.module';
-import { OrganizersModule } from '../organizers/organizers.module';
-import { TermsModule } from '../terms/terms.module';
-import { VenuesModule } from '../venues/venues.module';
 import { ChangeMessages } from './change-messages';
 import { WebhookClaims } from './webhook-claims';
 import { WebhookOutbox } from './webhook-outbox';
@@ -14,7 +10,7 @@ import { WebhooksService } from './webhooks.service';
 
 /** Webhooks (docs/api.md §15): endpoints, change messages, the outbox and its sender. */
 @Module({
-  imports: [WritesModule, EventsModule, VenuesModule, OrganizersModule, TermsModule],
+  imports: [WritesModule],
   controllers: [WebhooksController],
   providers: [
     WebhooksService,

@@ -16,7 +16,7 @@ import { WebhookDeliveryDto, WebhookRecordDto } from './dto/webhook-record.dto';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { PING } from './message-types';
-import { resolvesToPrivate, urlProblem } from './target-safety';
+import { resolvesToPrivate, urlProblem } from '../common/net/target-safety';
 import { mapDelivery, mapWebhook } from './webhook.mapper';
 import { WebhookOutbox } from './webhook-outbox';
 import { WebhookSender } from './webhook-sender.service';

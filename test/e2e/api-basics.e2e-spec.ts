@@ -26,12 +26,15 @@ describe('API basics', () => {
           '/venues',
           '/venues/{id}',
           '/venues/by-slug/{slug}',
+          '/venues/by-external-id/{source}/{id}',
           '/organizers',
           '/organizers/{id}',
           '/organizers/by-slug/{slug}',
+          '/organizers/by-external-id/{source}/{id}',
           '/events',
           '/events/{id}',
           '/events/by-slug/{slug}',
+          '/events/by-external-id/{source}/{id}',
           '/webhooks',
           '/webhooks/{id}',
           '/webhooks/{id}/rotate-secret',
@@ -177,9 +180,9 @@ describe('API basics', () => {
       expect(res.body.paths['/events/{id}'].get.responses['404']).toEqual({
         $ref: '#/components/responses/Error404',
       });
-      expect(
-        res.body.components.responses.Error404.content['application/json'].schema,
-      ).toEqual({ $ref: '#/components/schemas/ErrorBodyDto' });
+      expect(res.body.components.responses.Error404.content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/ErrorBodyDto',
+      });
     });
 
     it('serves Swagger UI at /docs', async () => {

@@ -130,8 +130,8 @@ describeMysql(title, () => {
 
 /*
  * `npm run bench:search -- --smoke` on the jest project's engine: a tiny
- * seeded database of its own, every band asked without an error, no word
- * found in the no-match set, and create throughput measured with and
+ * seeded database of its own, every band (events, venues, organizers) asked
+ * without an error, no word found in the no-match sets, and create throughput measured with and
  * without the full-text index, which is in place again afterwards.
  */
 describe(`npm run bench:search -- --smoke (${process.env.TEST_ENGINE === 'mysql' ? 'MySQL' : 'SQLite'})`, () => {
@@ -203,7 +203,12 @@ describe(`npm run bench:search -- --smoke (${process.env.TEST_ENGINE === 'mysql'
     expect(run.output).toContain(
       '| band | words | requests | errors | p50 ms | p99 ms | req/s | X-Total min / median / max |',
     );
-    expect(report.dataSizes).toEqual({ events: 300, translations: 600 });
+    expect(report.dataSizes).toEqual({
+      events: 300,
+      translations: 600,
+      venues: 20,
+      organizers: 20,
+    });
   });
 
   it('asks every band without an error, and finds nothing for the no-match words', () => {
@@ -219,6 +224,25 @@ describe(`npm run bench:search -- --smoke (${process.env.TEST_ENGINE === 'mysql'
     expect([none.band, none.totals]).toEqual(['no match, 10 years', [0, 0, 0]]);
     expect(report.bands[0].band).toBe('no search (reference)');
     expect(report.bands[1].totals[2]).toBeGreaterThan(0);
+  });
+
+  it('asks the venue and organizer bands without an error, and finds nothing for the no-match words', () => {
+    for (const kind of ['venues', 'organizers']) {
+      const bands = report.content?.[kind] ?? [];
+      expect(bands.length).toBeGreaterThanOrEqual(3);
+      for (const band of bands)
+        expect([kind, band.band, band.errors]).toEqual([kind, band.band, 0]);
+      // The reference lists the published ones of the 20.
+      expect(bands[0].band).toBe('no search (reference)');
+      expect(bands[0].totals[0]).toBeGreaterThan(0);
+      expect(bands[0].totals[0]).toBeLessThanOrEqual(20);
+      expect([bands[bands.length - 1].band, bands[bands.length - 1].totals]).toEqual([
+        'no match',
+        [0, 0, 0],
+      ]);
+      // A band of words drawn from the records finds some of them.
+      expect(bands[1].totals[2]).toBeGreaterThan(0);
+    }
   });
 
   it('measures creates with and without the index, and leaves the index in place', async () => {

@@ -83,6 +83,7 @@ describe('events', () => {
         'organizer',
         'language',
         'languages',
+        'external_id',
       ]);
     });
 

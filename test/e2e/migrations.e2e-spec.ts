@@ -16,17 +16,29 @@ import { MIGRATIONS } from '../../src/database/migrations';
 
 const engine = process.env.TEST_ENGINE === 'mysql' ? 'mysql' : 'sqlite';
 
-/** The full-text search tables: FTS5 and its shadow tables on SQLite; none on MySQL (an index). */
-const SEARCH_TABLES =
+/** An FTS5 table and its shadow tables. */
+const fts5 = (name: string) =>
+  ['', '_config', '_data', '_docsize', '_idx'].map((suffix) => `${name}${suffix}`);
+
+/** The searched columns of venues and organizers, by table (ContentFullTextSearch). */
+const CONTENT_SEARCH: Record<string, string[]> = {
+  organizer_translations: ['name', 'excerpt', 'description'],
+  organizers: ['phone', 'email', 'website'],
+  venue_translations: ['name', 'excerpt', 'description'],
+  venues: ['address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
+};
+
+/** The venue and organizer search tables on SQLite (FTS5 tables); none on MySQL (indexes). */
+const CONTENT_SEARCH_TABLES =
   engine === 'sqlite'
-    ? [
-        'ft_event_translations_text',
-        'ft_event_translations_text_config',
-        'ft_event_translations_text_data',
-        'ft_event_translations_text_docsize',
-        'ft_event_translations_text_idx',
-      ]
+    ? Object.keys(CONTENT_SEARCH).flatMap((table) => fts5(`ft_${table}_fields`))
     : [];
+
+/** The full-text search tables: FTS5 and its shadow tables on SQLite; none on MySQL (an index). */
+const SEARCH_TABLES = [
+  ...(engine === 'sqlite' ? fts5('ft_event_translations_text') : []),
+  ...CONTENT_SEARCH_TABLES,
+];
 
 /** Every table the migrations create (initial schema, data_version, the changes feed, search). */
 const TABLES = [
@@ -70,6 +82,7 @@ const KEY_INDEXES: Record<string, [string, string[], boolean][]> = {
     ['idx_events_start', ['start_at', 'id'], false],
     ['idx_events_end', ['end_at'], false],
     ['idx_events_venue', ['venue_id'], false],
+    ['uq_events_external_key', ['external_source', 'external_id'], true],
   ],
   event_translations: [
     ['uq_event_translations_event_language', ['event_id', 'language'], true],
@@ -78,9 +91,15 @@ const KEY_INDEXES: Record<string, [string, string[], boolean][]> = {
   idempotency_keys: [['idx_idempotency_keys_expires', ['expires_at'], false]],
   event_terms: [['idx_event_terms_term', ['term_id', 'event_id'], false]],
   event_organizers: [['idx_event_organizers_organizer', ['organizer_id', 'event_id'], false]],
-  venues: [['idx_venues_status_published', ['status', 'published_at', 'id'], false]],
+  venues: [
+    ['idx_venues_status_published', ['status', 'published_at', 'id'], false],
+    ['uq_venues_external_key', ['external_source', 'external_id'], true],
+  ],
   venue_translations: [['uq_venue_translations_venue_language', ['venue_id', 'language'], true]],
-  organizers: [['idx_organizers_status_published', ['status', 'published_at', 'id'], false]],
+  organizers: [
+    ['idx_organizers_status_published', ['status', 'published_at', 'id'], false],
+    ['uq_organizers_external_key', ['external_source', 'external_id'], true],
+  ],
   organizer_translations: [
     ['uq_organizer_translations_organizer_language', ['organizer_id', 'language'], true],
   ],
@@ -222,8 +241,42 @@ describe(`migrations up, down and up again (${engine})`, () => {
           'ft_event_translations_text_au',
         ];
 
+  /**
+   * The venue and organizer full-text indexes, by table: the FULLTEXT
+   * indexes' columns (MySQL), or the FTS5 table's triggers (SQLite).
+   */
+  async function contentFullText(): Promise<Record<string, string[]>> {
+    const found: Record<string, string[]> = {};
+    for (const table of Object.keys(CONTENT_SEARCH)) {
+      const rows: { name: string }[] =
+        engine === 'mysql'
+          ? await dataSource.query(
+              "SELECT COLUMN_NAME AS name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = CONCAT('ft_', TABLE_NAME, '_', COLUMN_NAME) AND INDEX_TYPE = 'FULLTEXT' ORDER BY INDEX_NAME",
+              [table],
+            )
+          : await dataSource.query(
+              "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name LIKE 'ft!_%' ESCAPE '!' ORDER BY name",
+              [table],
+            );
+      found[table] = rows.map((row) => row.name).sort();
+    }
+    return found;
+  }
+  const CONTENT_FULL_TEXT = Object.fromEntries(
+    Object.entries(CONTENT_SEARCH).map(([table, columns]) => [
+      table,
+      engine === 'mysql'
+        ? [...columns].sort()
+        : ['ad', 'ai', 'au'].map((suffix) => `ft_${table}_fields_${suffix}`),
+    ]),
+  );
+  const NO_CONTENT_FULL_TEXT = Object.fromEntries(
+    Object.keys(CONTENT_SEARCH).map((table) => [table, []]),
+  );
+
   async function expectFullSchema(): Promise<void> {
     expect(await fullTextIndex()).toEqual(FULL_TEXT);
+    expect(await contentFullText()).toEqual(CONTENT_FULL_TEXT);
     expect(await projectTables()).toEqual(TABLES);
     for (const [table, indexes] of Object.entries(KEY_INDEXES)) {
       const found = await indexesOf(table);
@@ -278,6 +331,13 @@ describe(`migrations up, down and up again (${engine})`, () => {
       }
       if (before[0] === 'DataVersion1764547200000') {
         expect(await projectTables()).not.toContain('data_version');
+      }
+      if (before[0] === 'ContentFullTextSearch1765650000000') {
+        expect(await contentFullText()).toEqual(NO_CONTENT_FULL_TEXT);
+        for (const table of CONTENT_SEARCH_TABLES)
+          expect(await projectTables()).not.toContain(table);
+        // The event texts' index is not the content migration's.
+        expect(await fullTextIndex()).toEqual(FULL_TEXT);
       }
       if (before[0] === 'FullTextSearch1765400000000') {
         expect(await fullTextIndex()).toEqual([]);
@@ -424,5 +484,35 @@ describe(`migrations up, down and up again (${engine})`, () => {
       ['msg_seven', 'tag.created', '{"n":7}', 2],
       ['msg_eight', 'venue.deleted', '{"n":8}', 3],
     ]);
+  });
+  it('indexes the venues and organizers that exist when the content search migration runs', async () => {
+    await dataSource.runMigrations({ transaction: 'each' });
+    while ((await appliedMigrations())[0] !== 'ContentFullTextSearch1765650000000') {
+      await dataSource.undoLastMigration({ transaction: 'each' });
+    }
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    await dataSource.query(
+      "INSERT INTO venues (id, author_id, status, published_at, modified_at, city) VALUES (21, 1, 'publish', 100, 200, 'Zwolle')",
+    );
+    await dataSource.query(
+      "INSERT INTO venue_translations (venue_id, language, slug, name, name_key) VALUES (21, 'nl', 'odeon', 'Odeon', 'odeon')",
+    );
+    await dataSource.query(
+      "INSERT INTO organizers (id, author_id, status, published_at, modified_at, email) VALUES (22, 1, 'publish', 100, 200, 'kassa@stadsfeest.example')",
+    );
+    await dataSource.runMigrations({ transaction: 'each' });
+    const matches = async (table: string, column: string, word: string) => {
+      const sql =
+        engine === 'mysql'
+          ? `SELECT id FROM ${table} WHERE MATCH(${column}) AGAINST (? IN BOOLEAN MODE)`
+          : `SELECT rowid AS id FROM ft_${table}_fields WHERE ft_${table}_fields MATCH ?`;
+      const query = engine === 'mysql' ? `+${word}*` : `${column} : ("${word}"*)`;
+      const rows: Array<{ id: number | string }> = await dataSource.query(sql, [query]);
+      return rows.map((row) => Number(row.id));
+    };
+    expect(await matches('venues', 'city', 'zwol')).toEqual([21]);
+    expect(await matches('venue_translations', 'name', 'odeon')).toHaveLength(1);
+    expect(await matches('organizers', 'email', 'stadsfeest')).toEqual([22]);
+    expect(await matches('organizers', 'email', 'zwolle')).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
-import { cachedRecords, LinkedRecordCache } from '../../src/events/event-records.service';
+import { cachedRecords } from '../../src/common/records/linked-record-cache';
+import { LinkedRecordCache } from '../../src/events/event-records.service';
 import type { VenueRecord } from '../../src/venues/venue.mapper';
 
 /*

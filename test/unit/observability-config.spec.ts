@@ -4,7 +4,7 @@ import { PinoPretty } from 'pino-pretty';
 import { loggerOptions, prettyLogs } from '../../src/common/http/logger-options';
 import { ConfigurationError, validateEnvironment } from '../../src/config/env.validation';
 import { operationOf } from '../../src/database/query-observer';
-import { tracingEnabled } from '../../src/tracing';
+import { DEFAULT_TRACE_RATIO, samplerOf, tracingEnabled } from '../../src/tracing';
 
 describe('METRICS_TOKEN', () => {
   it('accepts 16 to 256 printable characters and never echoes a bad one', () => {
@@ -36,6 +36,41 @@ describe('tracingEnabled', () => {
         OTEL_TRACES_EXPORTER: 'none',
       }),
     ).toBe(false);
+  });
+});
+
+describe('samplerOf', () => {
+  const rootOf = (env: NodeJS.ProcessEnv) => {
+    const text = String(samplerOf(env));
+    return /^ParentBased\{root=(TraceIdRatioBased\{[\d.e-]+\})/.exec(text)?.[1] ?? text;
+  };
+
+  it('follows the caller’s traceparent and starts one trace in ten by default', () => {
+    expect(DEFAULT_TRACE_RATIO).toBe(0.1);
+    expect(rootOf({})).toBe('TraceIdRatioBased{0.1}');
+  });
+
+  it('takes OTEL_TRACES_SAMPLER_ARG as the ratio, and the default for a value outside 0..1', () => {
+    expect(
+      ['0.25', '0', '1', '1.5', '-0.1', 'half', ' '].map((arg) =>
+        rootOf({ OTEL_TRACES_SAMPLER_ARG: arg }),
+      ),
+    ).toEqual([
+      'TraceIdRatioBased{0.25}',
+      'TraceIdRatioBased{0}',
+      'TraceIdRatioBased{1}',
+      'TraceIdRatioBased{0.1}',
+      'TraceIdRatioBased{0.1}',
+      'TraceIdRatioBased{0.1}',
+      'TraceIdRatioBased{0.1}',
+    ]);
+  });
+
+  it('leaves a named OTEL_TRACES_SAMPLER to the SDK', () => {
+    expect(samplerOf({ OTEL_TRACES_SAMPLER: 'parentbased_always_on' })).toBeUndefined();
+    expect(
+      samplerOf({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' }),
+    ).toBeUndefined();
   });
 });
 

@@ -1,6 +1,6 @@
 import { ConfigurationError, validateEnvironment } from '../../src/config/env.validation';
 import { parseDurationList } from '../../src/config/durations';
-import { isPublicAddress, safeLookup, urlProblem } from '../../src/webhooks/target-safety';
+import { isPublicAddress, safeLookup, urlProblem } from '../../src/common/net/target-safety';
 
 describe('WEBHOOK_* configuration', () => {
   it('reads retry schedules in ms, s, m and h', () => {

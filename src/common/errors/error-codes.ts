@@ -29,6 +29,7 @@ export const ERROR_STATUS = {
   'venue-is-in-trash': 410,
   'organizer-is-in-trash': 410,
   term_exists: 400,
+  rest_external_id_taken: 409,
   rest_feed_too_large: 400,
   rest_sync_cursor_expired: 410,
   rest_precondition_failed: 412,

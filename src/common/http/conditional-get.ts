@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { entityTag, noneMatchHolds, parseTagList } from './entity-tags';
+import { noneMatchHolds, parseTagList } from './entity-tags';
+import { recordTag } from './record-tag';
 
 /*
  * Conditional reads (docs/api.md §11), once for every route: a strong ETag
@@ -94,7 +95,7 @@ export function conditionalGet(req: Request, res: Response, next: NextFunction):
       return send(body);
     }
     const encoded = jsonBytes(res, body as string | Buffer);
-    const etag = entityTag(encoded);
+    const etag = recordTag(encoded);
     onTag?.(etag, encoded);
     if (setCachingHeaders(req, res, etag)) {
       res.status(304);

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../errors/api-error';
-import { entityTag, matchHolds, parseTagList, TagList } from './entity-tags';
+import { matchHolds, parseTagList, TagList } from './entity-tags';
+import { recordTag } from './record-tag';
 
 /*
  * Optimistic concurrency for single-record writes (docs/api.md §11): If-Match
@@ -46,13 +47,8 @@ export async function assertPrecondition(
     return;
   }
   if (ifMatch === '*') return;
-  if (ifMatch.length === 0 || !matchHolds(ifMatch, bodyTag(await currentBody())))
+  if (ifMatch.length === 0 || !matchHolds(ifMatch, recordTag(await currentBody())))
     throw new ApiError('rest_precondition_failed');
-}
-
-/** The ETag of a JSON answer with this body: the hash of the bytes res.json sends. */
-export function bodyTag(body: unknown): string {
-  return entityTag(JSON.stringify(body));
 }
 
 /**
@@ -64,5 +60,5 @@ export function writeAnswer<R extends { json_ld?: unknown }>(
   record: R,
 ): { answer: R; etag: string } {
   const { json_ld: _jsonLd, ...answer } = record;
-  return { answer: answer as R, etag: bodyTag(record) };
+  return { answer: answer as R, etag: recordTag(record) };
 }

@@ -54,6 +54,9 @@ export class FullTextSearch1765400000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     if (q.connection.options.type === 'mysql') {
       await q.dropIndex(TABLE, INDEX);
+      // Dropping the index leaves InnoDB's hidden FTS_DOC_ID column; rows written without an
+      // index would then be left out of one built again. A rebuild drops it.
+      await q.query(`ALTER TABLE ${TABLE} FORCE`);
       return;
     }
     for (const suffix of ['ai', 'ad', 'au'])

@@ -12,6 +12,8 @@ import { EventZoneIndex1765200000000 } from './1765200000000-event-zone-index';
 import { WebhookMessagesInDeliveries1765300000000 } from './1765300000000-webhook-messages-in-deliveries';
 import { FullTextSearch1765400000000 } from './1765400000000-full-text-search';
 import { EventLinkedModified1765470000000 } from './1765470000000-event-linked-modified';
+import { ExternalKeys1765600000000 } from './1765600000000-external-keys';
+import { ContentFullTextSearch1765650000000 } from './1765650000000-content-full-text-search';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -29,4 +31,6 @@ export const MIGRATIONS = [
   WebhookMessagesInDeliveries1765300000000,
   FullTextSearch1765400000000,
   EventLinkedModified1765470000000,
+  ExternalKeys1765600000000,
+  ContentFullTextSearch1765650000000,
 ];

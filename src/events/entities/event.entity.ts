@@ -23,6 +23,7 @@ import { EventTranslation } from './event-translation.entity';
 @Index('idx_events_author', ['authorId'])
 @Index('uq_events_occurrence', ['seriesId', 'occurrenceDate'], { unique: true })
 @Index('idx_events_materialized', ['materializedUntil'])
+@Index('uq_events_external_key', ['externalSource', 'externalId'], { unique: true })
 export class Event extends PostColumns {
   /** IANA name or UTC±H[:MM]; start/end wall-clock times are in this zone. */
   @Column({ type: 'varchar', length: 64 })

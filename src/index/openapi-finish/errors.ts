@@ -8,7 +8,18 @@ export const TAGGED_CREATES = /^\/(events|venues|organizers|categories|tags)$/;
 
 /** Kinds whose single-record writes take If-Match. */
 const CONDITIONAL_WRITES =
-  /^\/(events|venues|organizers|categories|tags)\/(\{id\}|by-slug\/\{slug\})$/;
+  /^\/(events|venues|organizers|categories|tags)\/(\{id\}|by-slug\/\{slug\}|by-external-id\/\{source\}\/\{id\})$/;
+
+/** The upserts by external key (docs/api.md §17): a PUT that creates or updates. */
+export const UPSERTS = /^\/(events|venues|organizers)\/by-external-id\/\{source\}\/\{id\}$/;
+
+/** Routes whose writes set `external_id`: a key another record holds is 409. */
+const KEYED_WRITES = /^\/(events|venues|organizers)(\/|$)/;
+
+/** Every POST, and the upserts, take Idempotency-Key (docs/api.md §13). */
+export function takesIdempotencyKey(path: string, method: string): boolean {
+  return method === 'post' || (method === 'put' && UPSERTS.test(path));
+}
 
 export const ERROR_STATUSES = [...new Set(Object.values(ERROR_STATUS))].sort((a, b) => a - b);
 
@@ -25,7 +36,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Not authenticated (missing, invalid or expired token where one is needed)',
   403: 'Not allowed',
   404: 'Not found',
-  409: 'An earlier request with this Idempotency-Key is still running',
+  409: 'Conflict (an earlier request with this Idempotency-Key is still running; another record has this external_id)',
   410: 'In the trash',
   413: 'Body larger than 1 MiB',
   415: 'Body neither JSON nor a form',
@@ -52,7 +63,9 @@ export function errorStatusesOf(path: string, method: string, hasBody: boolean):
     statuses.add(412);
     statuses.add(428);
   }
-  if (method === 'post') for (const status of IDEMPOTENCY_STATUSES) statuses.add(status);
+  if (takesIdempotencyKey(path, method))
+    for (const status of IDEMPOTENCY_STATUSES) statuses.add(status);
+  if (method !== 'get' && method !== 'delete' && KEYED_WRITES.test(path)) statuses.add(409);
   return [...statuses].sort((a, b) => a - b);
 }
 

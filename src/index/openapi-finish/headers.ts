@@ -103,7 +103,7 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    'Makes the POST safe to retry: 1–255 visible ASCII characters, unique per request of this caller. ' +
+    'Makes the POST (or upsert PUT) safe to retry: 1–255 visible ASCII characters, unique per request of this caller. ' +
     'A retry with the same key and body gets the first answer again (`Idempotency-Replayed: true`) ' +
     'and writes nothing; another body or path with the key → 422, while the first still runs → 409. ' +
     'Kept IDEMPOTENCY_TTL_HOURS (default 24).',

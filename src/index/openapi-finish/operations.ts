@@ -7,7 +7,19 @@ import {
   IF_NONE_MATCH,
   type Schema,
 } from './headers';
-import { errorStatusesOf, isConditionalWrite, TAGGED_CREATES } from './errors';
+import {
+  errorStatusesOf,
+  isConditionalWrite,
+  TAGGED_CREATES,
+  takesIdempotencyKey,
+  UPSERTS,
+} from './errors';
+
+import {
+  EXTERNAL_SOURCE_PATTERN,
+  MAX_EXTERNAL_ID,
+  MAX_EXTERNAL_SOURCE,
+} from '../../posts/dto/external-key.dto';
 
 /* Per operation: security, success and error responses with their headers, parameters, forms. */
 
@@ -17,13 +29,14 @@ export function fixOperation(path: string, method: string, operation: Schema): v
 
   const hasBody = Boolean(operation.requestBody);
   const conditionalWrite = isConditionalWrite(path, method);
+  const idempotent = takesIdempotencyKey(path, method);
   const responses: Schema = {};
   let listHeaders: Schema = {};
   for (const [status, response] of Object.entries(operation.responses as Schema)) {
     if (status === 'default' || status === '304') continue;
     const headers: Schema = Object.fromEntries(COMMON_HEADERS.map((name) => [name, header(name)]));
     if (status === '201') headers.Location = header('Location');
-    if (method === 'post') headers['Idempotency-Replayed'] = header('Idempotency-Replayed');
+    if (idempotent) headers['Idempotency-Replayed'] = header('Idempotency-Replayed');
     if (isList(response)) {
       listHeaders = {
         'X-Total': header('X-Total'),
@@ -35,7 +48,8 @@ export function fixOperation(path: string, method: string, operation: Schema): v
     // docs/api.md §11: every 200 of a read is tagged and cacheable; a write tags its record.
     if (method === 'get' && status === '200') Object.assign(headers, CACHING_HEADERS);
     if (conditionalWrite && status === '200') headers.ETag = header('WriteETag');
-    if (status === '201' && TAGGED_CREATES.test(path)) headers.ETag = header('WriteETag');
+    if (status === '201' && (TAGGED_CREATES.test(path) || UPSERTS.test(path)))
+      headers.ETag = header('WriteETag');
     responses[status] = {
       ...response,
       description: response.description || (status === '201' ? 'Created' : 'OK'),
@@ -58,10 +72,11 @@ export function fixOperation(path: string, method: string, operation: Schema): v
   operation.responses = responses;
   if (method === 'get') addHeaderParameter(operation, IF_NONE_MATCH);
   if (conditionalWrite) addHeaderParameter(operation, IF_MATCH);
-  if (method === 'post') addHeaderParameter(operation, IDEMPOTENCY_KEY_PARAMETER);
+  if (idempotent) addHeaderParameter(operation, IDEMPOTENCY_KEY_PARAMETER);
 
   for (const parameter of (operation.parameters ?? []) as Schema[]) {
-    fixParameter(parameter);
+    if (UPSERTS.test(path)) fixKeyParameter(parameter);
+    else fixParameter(parameter);
   }
   const body = operation.requestBody?.content?.['application/json'];
   if (body) {
@@ -81,6 +96,21 @@ function addHeaderParameter(operation: Schema, parameter: Schema): void {
 function isList(response: Schema): boolean {
   const schema = response.content?.['application/json']?.schema;
   return Boolean(schema?.properties?.total_pages);
+}
+
+/** The path parts of an upsert: the external key (docs/api.md §17). */
+function fixKeyParameter(parameter: Schema): void {
+  if (parameter.in !== 'path') return fixParameter(parameter);
+  parameter.schema =
+    parameter.name === 'source'
+      ? {
+          type: 'string',
+          minLength: 1,
+          maxLength: MAX_EXTERNAL_SOURCE,
+          pattern: EXTERNAL_SOURCE_PATTERN.source,
+          example: 'ticketing',
+        }
+      : { type: 'string', minLength: 1, maxLength: MAX_EXTERNAL_ID, example: 'evt-2030-0042' };
 }
 
 function fixParameter(parameter: Schema): void {

@@ -1,4 +1,9 @@
 import { MAX_ID } from '../../common/validation/input-parsing';
+import {
+  EXTERNAL_SOURCE_PATTERN,
+  MAX_EXTERNAL_ID,
+  MAX_EXTERNAL_SOURCE,
+} from '../../posts/dto/external-key.dto';
 import type { Schema } from './headers';
 
 /* Component schemas: input shapes, wire dates, closed records, integers. */
@@ -58,6 +63,31 @@ const IMAGE_INPUT = {
   ],
 };
 
+/** `external_id` of records and writes (docs/api.md §17): the key, or null. */
+const EXTERNAL_KEY = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: false,
+  required: ['source', 'id'],
+  properties: {
+    source: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_EXTERNAL_SOURCE,
+      pattern: EXTERNAL_SOURCE_PATTERN.source,
+      description: 'The source’s name: `a-z`, `0-9`, `.`, `_`, `-`.',
+      example: 'ticketing',
+    },
+    id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_EXTERNAL_ID,
+      description: 'The record’s ID in that source; no control characters.',
+      example: 'evt-2030-0042',
+    },
+  },
+};
+
 /** Record schemas whose every field is listed: a response with another field is a defect. */
 const CLOSED_SCHEMAS = [
   'TermUrlsDto',
@@ -84,6 +114,8 @@ export function fixSchemas(schemas: Record<string, Schema>): void {
         properties[field] = { ...DATE_INPUT, description: property.description };
       if (!isInput && WIRE_DATES.has(field) && property.type === 'string')
         properties[field] = { ...property, ...WIRE_DATE };
+      if (field === 'external_id')
+        properties[field] = { ...EXTERNAL_KEY, description: property.description };
       if (!isInput && (field === 'url' || field === 'rest_url'))
         properties[field] = { ...property, format: 'uri' };
     }

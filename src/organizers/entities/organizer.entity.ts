@@ -6,6 +6,7 @@ import { OrganizerTranslation } from './organizer-translation.entity';
 @Index('idx_organizers_published', ['publishedAt', 'id'])
 @Index('idx_organizers_status_published', ['status', 'publishedAt', 'id'])
 @Index('idx_organizers_author', ['authorId'])
+@Index('uq_organizers_external_key', ['externalSource', 'externalId'], { unique: true })
 export class Organizer extends PostColumns {
   @Column({ type: 'varchar', length: 255, nullable: true }) phone: string | null;
   @Column({ type: 'varchar', length: 2048, nullable: true }) website: string | null;

@@ -1,4 +1,4 @@
-import { IsBoolean, IsOptional } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional } from 'class-validator';
 import {
   AllowEmptyString,
   IsHttpUrl,
@@ -24,12 +24,23 @@ export class ContentWriteDto extends PostWriteDto {
   website?: string;
 }
 
+/** Values of `orderby` on venue and organizer lists (docs/api.md §5.2). */
+export const CONTENT_ORDERBY = ['date', 'relevance'] as const;
+
 /** List parameters of venues and organizers (docs/api.md §5, §5.2). */
 export class ContentListQueryDto extends PostListQueryDto {
-  /** Words that must all occur in one of the record's searchable fields. */
+  /** Words that must all begin a word of one of the record's searchable fields. */
   @IsOptional()
   @IsText(200)
   search?: string;
+
+  /**
+   * `date` (default): by publication date, then ID, newest first.
+   * `relevance`: best match first (then by date); without search words, by date.
+   */
+  @IsOptional()
+  @IsIn(CONTENT_ORDERBY)
+  orderby?: (typeof CONTENT_ORDERBY)[number];
 
   /** Only the records linked to this event. */
   @IsOptional()

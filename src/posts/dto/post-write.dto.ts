@@ -1,5 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, ValidateBy, ValidationOptions } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsObject,
+  IsOptional,
+  ValidateBy,
+  ValidateNested,
+  ValidationOptions,
+} from 'class-validator';
 import { POST_STATUSES, PostStatus } from '../../auth/policy';
 import {
   IsDateInput,
@@ -9,6 +17,8 @@ import {
   ToInteger,
 } from '../../common/validation/decorators';
 import { parseImageInput } from '../post-fields';
+import { ExternalKeyDto } from './external-key.dto';
+import { ApiExternalKeyProperty } from './schema-helpers';
 
 /** Statuses a write may ask for; `trash` is set by DELETE only. */
 export const WRITABLE_STATUSES = POST_STATUSES.filter((s) => s !== 'trash');
@@ -72,4 +82,12 @@ export class PostWriteDto {
   @IsOmittable()
   @IsImageInput()
   image?: string | number;
+
+  /** The record's key in the system it comes from, unique per kind (docs/api.md §17); null removes it. */
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ExternalKeyDto)
+  @ApiExternalKeyProperty(false)
+  external_id?: ExternalKeyDto | null;
 }

@@ -1,7 +1,9 @@
 import type { PostStatus } from '../../auth/policy';
 import type { Language } from '../../i18n/language';
 import { ImageDto } from '../../common/dto/image.dto';
+import type { ExternalKeyDto } from './external-key.dto';
 import {
+  ApiExternalKeyProperty,
   ApiImageProperty,
   ApiJsonLdProperty,
   ApiLanguageProperty,
@@ -40,6 +42,9 @@ export class RecordBaseDto {
   language: Language;
   @ApiLanguagesProperty()
   languages: Language[];
+  /** The record's key in the system it comes from (docs/api.md §17), or null. */
+  @ApiExternalKeyProperty()
+  external_id: ExternalKeyDto | null;
   @ApiJsonLdProperty()
   json_ld?: Record<string, unknown>;
 }

@@ -14,6 +14,14 @@ export const ApiImageProperty = () =>
     oneOf: [{ $ref: getSchemaPath(ImageDto) }, { type: 'boolean', enum: [false] }],
   });
 
+/** `external_id` (docs/api.md §17); its object schema is written in by finishOpenApi (fixSchemas). */
+export const ApiExternalKeyProperty = (required = true) =>
+  (required ? ApiProperty : ApiPropertyOptional)({
+    type: 'object',
+    nullable: true,
+    additionalProperties: false,
+  });
+
 export const ApiStatusProperty = () => ApiProperty({ enum: POST_STATUSES });
 
 export const ApiLanguageProperty = () =>

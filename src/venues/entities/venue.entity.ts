@@ -6,6 +6,7 @@ import { VenueTranslation } from './venue-translation.entity';
 @Index('idx_venues_published', ['publishedAt', 'id'])
 @Index('idx_venues_status_published', ['status', 'publishedAt', 'id'])
 @Index('idx_venues_author', ['authorId'])
+@Index('uq_venues_external_key', ['externalSource', 'externalId'], { unique: true })
 export class Venue extends PostColumns {
   @Column({ type: 'varchar', length: 255, nullable: true }) address: string | null;
   @Column({ type: 'varchar', length: 255, nullable: true }) city: string | null;

@@ -115,6 +115,7 @@ export function expectedRecord(
     global_id_lineage: [globalIdOf(kind, id)],
     language,
     languages: [language],
+    external_id: null,
     ...fields,
   };
 }
@@ -136,7 +137,7 @@ export function recordKeys(kind: 'venue' | 'organizer', own: string[]): string[]
     ],
     ...[kind, 'description', 'excerpt', 'slug', 'image'],
     ...own,
-    ...['global_id', 'global_id_lineage', 'language', 'languages'],
+    ...['global_id', 'global_id_lineage', 'language', 'languages', 'external_id'],
   ];
 }
 

@@ -93,6 +93,7 @@ export function eventRecord(id: number, expected: ExpectedEvent): Record<string,
     organizer: [],
     language,
     languages: [language],
+    external_id: null,
     ...fields,
   };
 }

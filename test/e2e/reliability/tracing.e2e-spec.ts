@@ -1,3 +1,4 @@
+import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +12,10 @@ import { send, ServerProcess, startServer } from './server-process';
  * OpenTelemetry traces of the real entry point (src/main.ts loads the SDK
  * before the modules it instruments), exported over OTLP/HTTP to a stand-in
  * collector: one request's spans (HTTP → Express route → SQL), a W3C
- * traceparent continued, the request ID on the root span, and the
- * traceparent a webhook delivery carries.
+ * traceparent continued, the request ID on the root span, the rate limit's
+ * Redis commands (Redis on 127.0.0.1:6379, as reliability/rate-limit needs)
+ * and the traceparent a webhook delivery carries. Every trace is sampled
+ * here (OTEL_TRACES_SAMPLER): the default samples one new trace in ten.
  */
 describe('tracing', () => {
   jest.setTimeout(120_000);
@@ -42,6 +45,10 @@ describe('tracing', () => {
       ...database,
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
       OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+      // Every request passes the rate limit, counted in Redis.
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      RATE_LIMIT_PER_MINUTE: '100000',
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     });
@@ -103,6 +110,8 @@ describe('tracing', () => {
       { name: `GET ${API}/categories`, type: undefined, route: `${API}/categories` },
     ]);
     expect(chain[chain.length - 1].spanId).toBe(root.spanId);
+    // One Express span per request: middleware, Nest's included, has none.
+    expect(spans.filter((s) => s.attributes['express.type'] !== undefined)).toHaveLength(1);
     // Statements carry placeholders, never the values.
     expect(
       sql.every(
@@ -111,6 +120,34 @@ describe('tracing', () => {
           typeof s.attributes['db.statement'] === 'string',
       ),
     ).toBe(true);
+  });
+
+  it('traces the rate limit’s Redis commands inside the request, without the client’s address', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const client = `203.0.113.${randomInt(1, 255)}`;
+    const reply = await send(server.port, 'GET', `${API}/tags`, {
+      headers: { traceparent: `00-${traceId}-${'7'.repeat(16)}-01`, 'x-forwarded-for': client },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.headers['x-ratelimit-limit']).toBe('100000');
+    const spans = await eventually(
+      async () => inTrace(traceId),
+      (found) => found.some((s) => s.kind === 2) && found.some(isRedis),
+    );
+    const root = spans.find((s) => s.kind === 2) as ReceivedSpan;
+    const redis = spans.filter(isRedis);
+    for (const span of redis) {
+      const chain = ancestors(span, spans);
+      expect(chain[chain.length - 1].spanId).toBe(root.spanId);
+      expect({
+        kind: span.kind,
+        server: span.attributes['server.address'],
+        port: span.attributes['server.port'],
+      }).toEqual({ kind: 3, server: '127.0.0.1', port: 6379 });
+      // The command by name and argument count: the keys hold the client's address.
+      expect(span.attributes['db.query.text']).toMatch(/^[a-z]+ \[\d+ arguments\]$/);
+      expect(JSON.stringify(span)).not.toContain(client);
+    }
   });
 
   it('sends traceparent with a webhook delivery, from the delivery’s client span', async () => {
@@ -140,6 +177,10 @@ describe('tracing', () => {
       url: receiver.url('/traced'),
     });
   });
+
+  function isRedis(span: ReceivedSpan): boolean {
+    return (span.attributes['db.system.name'] ?? span.attributes['db.system']) === 'redis';
+  }
 
   function isSql(span: ReceivedSpan): boolean {
     const system = span.attributes['db.system.name'] ?? span.attributes['db.system'];

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** What the configuration allows as webhook targets (docs/api.md §15, §17). */
+/** What the configuration allows as outbound targets: webhooks and feed imports (WEBHOOK_ALLOW_*). */
 export interface TargetPolicy {
   allowHttp: boolean;
   allowPrivateTargets: boolean;
@@ -63,7 +63,7 @@ export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
-/** Why a webhook URL is refused (a reason of the error catalogue), or undefined. */
+/** Why an outbound (webhook or feed) URL is refused (a reason of the error catalogue), or undefined. */
 export function urlProblem(raw: string, policy: TargetPolicy): string | undefined {
   let url: URL;
   try {
@@ -141,4 +141,26 @@ export function safeLookup(
     if (options.all) return callback(null, allowed);
     callback(null, allowed[0].address, allowed[0].family);
   });
+}
+
+/**
+ * Why a request to this URL may not be made now (checked before every
+ * connection, also after a redirect): `scheme` (neither http nor https),
+ * `http` (plain http:// while not allowed), `private` (an internal address
+ * literal); undefined when it may. Names are checked by pinnedLookup().
+ */
+export function requestProblem(
+  url: URL,
+  policy: TargetPolicy,
+): 'scheme' | 'http' | 'private' | undefined {
+  if (url.protocol === 'http:' && !policy.allowHttp) return 'http';
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'scheme';
+  const host = hostOf(url);
+  if (!policy.allowPrivateTargets && isIP(host) !== 0 && !isPublicAddress(host)) return 'private';
+  return undefined;
+}
+
+/** The request option that pins the checked address (none while private targets are allowed). */
+export function pinnedLookup(policy: TargetPolicy): { lookup?: typeof safeLookup } {
+  return policy.allowPrivateTargets ? {} : { lookup: safeLookup };
 }

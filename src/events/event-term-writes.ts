@@ -1,0 +1,48 @@
+import { CATEGORIES, TAGS } from '../terms/taxonomies';
+import { termIdsNamedIn } from '../terms/term-links.service';
+import type { UpdateEventDto } from './dto/update-event.dto';
+import type { Event } from './entities/event.entity';
+import type { LinkChanges } from './event-store';
+
+/*
+ * What an event write knows about its terms before it reads them: the IDs
+ * its input names, the terms it links, and whether their counts may move.
+ */
+
+/** The term IDs an event write's `categories` and `tags` name (not those named by name). */
+export function namedTermIds(input: UpdateEventDto): number[] {
+  return [...termIdsNamedIn(input.categories), ...termIdsNamedIn(input.tags)];
+}
+
+/** The terms a write links, categories first. */
+export function termIdsOf(links: LinkChanges): number[] {
+  return [...(links.categoryIds ?? []), ...(links.tagIds ?? [])];
+}
+
+/**
+ * Whether an update may move term counts: it sends terms or a new status, or
+ * the event is part of a series (whose writes move its occurrences' counts).
+ * Otherwise its terms are neither locked nor counted again.
+ */
+export function termCountsMayMove(
+  input: UpdateEventDto,
+  status: unknown,
+  event: Pick<Event, 'status' | 'seriesId' | 'recurrence'>,
+): boolean {
+  return (
+    input.categories !== undefined ||
+    input.tags !== undefined ||
+    (status !== undefined && status !== event.status) ||
+    event.seriesId !== null ||
+    event.recurrence !== null ||
+    input.recurrence !== undefined
+  );
+}
+
+/** The taxonomy of each term a write links, as its links name them. */
+export function taxonomiesOf(links: LinkChanges): Map<number, string> {
+  return new Map([
+    ...(links.categoryIds ?? []).map((id): [number, string] => [id, CATEGORIES.taxonomy]),
+    ...(links.tagIds ?? []).map((id): [number, string] => [id, TAGS.taxonomy]),
+  ]);
+}
