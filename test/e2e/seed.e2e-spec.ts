@@ -14,12 +14,14 @@ const SIZE = { events: 200, venues: 20, organizers: 20, categories: 5, tags: 10 
 
 /**
  * The slug rule written out by hand rather than the service's toSlug, so a bug there
- * shows here: accents dropped, lower case, every run of other characters one dash.
+ * shows here: accents and apostrophes dropped, lower case, every run of other characters
+ * one dash.
  */
 function slugByHand(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
+    .replaceAll("'", '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
