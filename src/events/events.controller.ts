@@ -13,13 +13,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
 import { LocationInterceptor } from '../common/http/location.interceptor';
@@ -35,8 +29,7 @@ import { EventWrites } from './event-writes.service';
 import { EventsService } from './events.service';
 import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
-import { UpsertAnswerInterceptor } from '../posts/upsert-answer.interceptor';
-import { IdempotentPut } from '../common/http/idempotent-put';
+import { UpsertByExternalIdRoute } from '../posts/upsert-route.decorator';
 import { ExternalKeyUpserts } from '../posts/external-upsert';
 import { Event } from './entities/event.entity';
 // by-slug routes are declared before `:id` (literal segments first).
@@ -130,17 +123,7 @@ export class EventsController {
     return sendTagged(res, await this.writes.remove({ slug }, query.force, ctx));
   }
 
-  @Put('by-external-id/:source/:id')
-  @ApiBearerAuth()
-  @IdempotentPut()
-  @UseInterceptors(UpsertAnswerInterceptor)
-  @ApiOperation({
-    summary: 'Create or update an event by its external key',
-    description:
-      'Creates the record with this key (201) or updates the one that has it (200); docs/api.md §17.',
-  })
-  @ApiOkResponse({ type: EventRecordDto })
-  @ApiCreatedResponse({ type: EventRecordDto })
+  @UpsertByExternalIdRoute('an event', EventRecordDto)
   upsertByExternalId(
     @Param('source') source: string,
     @Param('id') id: string,

@@ -13,13 +13,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DeleteQueryDto } from '../posts/dto/post-query.dto';
 import { ViewQueryDto } from '../common/dto/language-query.dto';
 import { CachedValidators } from '../common/http/cached-validators';
@@ -35,8 +29,7 @@ import { UpdateOrganizerDto } from './dto/update-organizer.dto';
 import { OrganizersService } from './organizers.service';
 import { ApiLanguageQuery } from '../i18n/api-language-query.decorator';
 
-import { UpsertAnswerInterceptor } from '../posts/upsert-answer.interceptor';
-import { IdempotentPut } from '../common/http/idempotent-put';
+import { UpsertByExternalIdRoute } from '../posts/upsert-route.decorator';
 import { ExternalKeyUpserts } from '../posts/external-upsert';
 import { Organizer } from './entities/organizer.entity';
 // by-slug routes are declared before `:id` (literal segments first).
@@ -129,17 +122,7 @@ export class OrganizersController {
     return sendTagged(res, await this.organizers.remove({ slug }, query.force, ctx));
   }
 
-  @Put('by-external-id/:source/:id')
-  @ApiBearerAuth()
-  @IdempotentPut()
-  @UseInterceptors(UpsertAnswerInterceptor)
-  @ApiOperation({
-    summary: 'Create or update an organizer by its external key',
-    description:
-      'Creates the record with this key (201) or updates the one that has it (200); docs/api.md §17.',
-  })
-  @ApiOkResponse({ type: OrganizerRecordDto })
-  @ApiCreatedResponse({ type: OrganizerRecordDto })
+  @UpsertByExternalIdRoute('an organizer', OrganizerRecordDto)
   upsertByExternalId(
     @Param('source') source: string,
     @Param('id') id: string,
