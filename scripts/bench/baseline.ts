@@ -139,12 +139,16 @@ const PARALLEL_PAGE_MAX_OFFSET = 10_000;
 
 export const EVENT_COLUMNS = [
   'id', 'author_id', 'status', 'published_at', 'modified_at', 'image_id', 'image_url',
+  'external_source', 'external_id',
   'timezone', 'start_local', 'end_local', 'start_at', 'end_at', 'all_day', 'cost', 'website',
   'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'ticketed',
   'parent_id', 'password_hash', 'venue_id', 'recurrence', 'series_id', 'occurrence_date',
   'detached', 'materialized_until',
 ];
-const POST_COLUMNS = ['id', 'author_id', 'status', 'published_at', 'modified_at', 'image_id', 'image_url'];
+const POST_COLUMNS = [
+  'id', 'author_id', 'status', 'published_at', 'modified_at', 'image_id', 'image_url',
+  'external_source', 'external_id',
+];
 const VENUE_COLUMNS = [
   ...POST_COLUMNS, 'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website',
   'stateprovince', 'geo_lat', 'geo_lng', 'show_map', 'show_map_link',
@@ -298,6 +302,8 @@ function postFields(row: Row) {
     modifiedAt: num(row.r_modified_at),
     imageId: numOrNull(row.r_image_id),
     imageUrl: str(row.r_image_url),
+    externalSource: str(row.r_external_source),
+    externalId: str(row.r_external_id),
   };
 }
 
