@@ -71,14 +71,16 @@ describe('changes feed under concurrent writes', () => {
       const client = new FeedClient(t);
       await client.sync();
 
-      // Hold the category's row lock: the event write below stops there, after inserting its inline venue.
+      // Hold the category's row lock: the event write below stops there, after inserting its inline
+      // venue. The category is named by name: a write locks the terms it names by ID first, before
+      // anything else, and those it finds by name when it counts them, after its inline records.
       const blocker = await createConnection({ uri: process.env.DATABASE_URL as string });
       try {
         await blocker.query('BEGIN');
         await blocker.query('SELECT id FROM terms WHERE id = ? FOR UPDATE', [category.id]);
         const slow = post(
           '/events',
-          event('Late', { venue: { venue: 'Late Hall' }, categories: [category.id] }),
+          event('Late', { venue: { venue: 'Late Hall' }, categories: ['Jazz'] }),
         );
         await waitForLockWait(blocker);
 
@@ -183,7 +185,7 @@ async function waitForLockWait(
   for (let attempt = 0; attempt < 200; attempt++) {
     const [rows] = await blocker.query(
       // The write's locking read of the term rows, waiting on this connection's lock.
-      "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND INFO LIKE '%FROM `terms`%FOR UPDATE'",
+      "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND INFO LIKE '%FROM%terms%FOR UPDATE%'",
     );
     if (Number((rows as Array<{ n: number }>)[0].n) > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
