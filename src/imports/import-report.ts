@@ -1,3 +1,4 @@
+import type { Language } from '../i18n/language';
 import type { SkippedVevent } from './import-item';
 
 /*
@@ -11,7 +12,7 @@ export interface ImportTarget {
   /** The import's `source`: every record it writes carries external_id {source, UID or key}. */
   source: string;
   /** The language the feed's texts are written in. */
-  language: 'nl' | 'en';
+  language: Language;
   /** Status of events the import creates (and of those it updates from the feed). */
   status: 'publish' | 'draft';
   /** Category IDs added to every event of the feed, besides its own CATEGORIES. */
