@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import { RecurrenceService } from '../../src/events/recurrence/recurrence.service';
 import { FeedClient } from './helpers/changes';
@@ -522,6 +523,51 @@ describe('recurring events (contract §16)', () => {
       expect(added[0] + added[1]).toBe(10);
       expect(await lastStart(id)).toEqual({ total: 41, last: '2028-12-11 09:00:00' });
       expect(await recurrence.extendHorizons()).toBe(0);
+    });
+
+    it('the job skips a series whose rule now needs more steps than the cap, and extends the next', async () => {
+      // Leap days that are Mondays (1988, 2016): 19,987 days of walking from 1974 to the horizon
+      // at creation, under the cap of 20,000; a month later the walk would need 20,017.
+      const sparse = (
+        await api
+          .create({
+            ...DAILY,
+            title: 'Schrikkelmaandag',
+            start_date: '1974-03-15 09:00:00',
+            end_date: '1974-03-15 10:00:00',
+            recurrence: ['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO'],
+          })
+          .expect(201)
+      ).body.id as number;
+      const daily = (await api.create(DAILY).expect(201)).body.id as number;
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      try {
+        today = DateTime.fromISO('2026-12-31T12:00:00Z');
+        // The sparse series comes first (same horizon, lower ID); its refusal stops nothing.
+        expect(await recurrence.extendHorizons()).toBe(30);
+        // 1 November to 31 December 2028.
+        expect((await lastStart(daily)).total).toBe(61);
+        const skipped = warn.mock.calls.filter(([message]) =>
+          String(message).includes(`series ${sparse} `),
+        );
+        expect(skipped).toEqual([
+          [
+            `recurrence horizon job: series ${sparse} not extended: {"recurrence":{"reason":"recurrenceTooLong","args":{"name":"recurrence","max":20000}}}`,
+          ],
+        ]);
+      } finally {
+        warn.mockRestore();
+      }
+      expect(
+        (
+          await api
+            .get(`/events?post_parent=${sparse}&start_date=1970-01-01&end_date=2040-12-31`)
+            .expect(200)
+        ).body.events,
+      ).toEqual([
+        expect.objectContaining({ start_date: '1988-02-29 09:00:00' }),
+        expect.objectContaining({ start_date: '2016-02-29 09:00:00' }),
+      ]);
     });
 
     it('a series that starts later has its first horizon counted from its start', async () => {
