@@ -1,0 +1,153 @@
+import type { RequestContext } from '../common/http/request-context';
+import { Event } from '../events/entities/event.entity';
+import { lockEventRow } from '../events/event-store';
+import type { EventWrites } from '../events/event-writes.service';
+import { Organizer } from '../organizers/entities/organizer.entity';
+import { postColumns } from '../posts/post-write';
+import { CATEGORIES } from '../terms/taxonomies';
+import type { TermLinksService } from '../terms/term-links.service';
+import { Venue } from '../venues/entities/venue.entity';
+import type { WriteUnit } from '../writes/write-unit';
+import { categoryKey, eventInputOf, type ResolvedLinks } from './import-event-input';
+import type { ImportItem } from './import-item';
+import {
+  eventsByKey,
+  importHashOf,
+  type ImportedEvent,
+  linkedByKey,
+  occurrenceKey,
+  occurrencesOn,
+} from './import-lookups';
+import type { ImportRunCounts, ImportTarget } from './import-report';
+
+/** What one item came to: a count, or no event to write it to (a detached instance). */
+export type ItemOutcome = keyof ImportRunCounts | 'no_occurrence';
+
+/** What a chunk's writes need besides the unit: the event flows, the terms, the context. */
+export interface ChunkWriters {
+  events: EventWrites;
+  terms: TermLinksService;
+  ctx: RequestContext;
+  siteZone: string;
+}
+
+/**
+ * Writes one chunk of items in the caller's unit of work and returns each
+ * item's outcome, in order. The chunk holds either no detached instances or
+ * only those (their series were written by earlier chunks). Its reads are a
+ * handful of queries for the whole chunk; an item whose event already holds
+ * its hash is not written at all.
+ */
+export async function writeChunk(
+  unit: WriteUnit,
+  writers: ChunkWriters,
+  target: ImportTarget,
+  items: readonly ImportItem[],
+): Promise<ItemOutcome[]> {
+  const { manager } = unit;
+  const byKey = await eventsByKey(
+    manager,
+    target.source,
+    items.map((item) => item.uid),
+  );
+  const instances = items.filter((item) => item.recurrenceId !== null);
+  const occurrences = await occurrencesOn(
+    manager,
+    instances.flatMap((item) => byKey.get(item.uid)?.id ?? []),
+    instances.map((item) => occurrenceDate(item)),
+  );
+  const existingOf = (item: ImportItem): ImportedEvent | undefined => {
+    const event = byKey.get(item.uid);
+    if (!item.recurrenceId || !event) return event;
+    return occurrences.get(occurrenceKey(event.id, occurrenceDate(item)));
+  };
+  const hashes = items.map((item) => importHashOf(item, target));
+  const toWrite = items.filter(
+    (item, i) => item.status !== 'cancelled' && existingOf(item)?.importHash !== hashes[i],
+  );
+  const links = toWrite.length > 0 ? await resolveLinks(unit, writers, target, toWrite) : noLinks;
+  const outcomes: ItemOutcome[] = [];
+  for (const [i, item] of items.entries()) {
+    outcomes.push(await writeItem(unit, writers, target, item, existingOf(item), hashes[i], links));
+  }
+  return outcomes;
+}
+
+const noLinks: ResolvedLinks = { venues: new Map(), organizers: new Map(), categories: new Map() };
+
+/** One item: unchanged, cancelled (trash), updated or created. */
+async function writeItem(
+  unit: WriteUnit,
+  writers: ChunkWriters,
+  target: ImportTarget,
+  item: ImportItem,
+  existing: ImportedEvent | undefined,
+  hash: string,
+  links: ResolvedLinks,
+): Promise<ItemOutcome> {
+  const { manager } = unit;
+  if (item.recurrenceId && !existing) return 'no_occurrence';
+  if (existing?.importHash === hash) return 'unchanged';
+  if (item.status === 'cancelled') {
+    // Never created; an event it names is trashed once (an occurrence: as delete-one does).
+    if (!existing || existing.status === 'trash') return 'unchanged';
+    await lockEventRow(manager, existing.id);
+    await writers.events.trashLocked(unit, existing as Event);
+    await manager.update(Event, existing.id, { importHash: hash });
+    return 'trashed';
+  }
+  const input = eventInputOf(item, target, links);
+  const { ctx } = writers;
+  if (existing) {
+    await lockEventRow(manager, existing.id);
+    const post = postColumns(input, ctx, writers.siteZone, false);
+    await writers.events.updateLocked(unit, existing.id, input, ctx, post);
+    await manager.update(Event, existing.id, { importHash: hash });
+    return 'updated';
+  }
+  const { id } = await writers.events.createIn(unit, input, ctx);
+  await manager.update(Event, id, { importHash: hash });
+  return 'created';
+}
+
+/**
+ * The venues and organizers the items' keys name and the categories their
+ * names name (found by name in any language, or created), one read per kind.
+ */
+async function resolveLinks(
+  unit: WriteUnit,
+  writers: ChunkWriters,
+  target: ImportTarget,
+  items: readonly ImportItem[],
+): Promise<ResolvedLinks> {
+  const { manager } = unit;
+  const venues = await linkedByKey(
+    manager,
+    Venue,
+    target.source,
+    items.flatMap((item) => item.venue?.key ?? []),
+  );
+  const organizers = await linkedByKey(
+    manager,
+    Organizer,
+    target.source,
+    items.flatMap((item) => item.organizer?.key ?? []),
+  );
+  const categories = new Map<string, number>();
+  for (const item of items) {
+    for (const name of item.categories) {
+      const key = categoryKey(name);
+      if (key === '' || categories.has(key)) continue;
+      categories.set(
+        key,
+        await writers.terms.findOrCreateByName(unit, CATEGORIES, name, writers.ctx),
+      );
+    }
+  }
+  return { venues, organizers, categories };
+}
+
+/** The date a detached instance names in its series' zone (the parser read it there). */
+function occurrenceDate(item: ImportItem): string {
+  return (item.recurrenceId as NonNullable<ImportItem['recurrenceId']>).local.slice(0, 10);
+}
