@@ -77,11 +77,13 @@ export class EventWrites {
   /**
    * The create's writes inside a caller's unit of work (the import writer
    * runs many in one): no answer is read. The caller checked assertCanCreate.
+   * `extra`: columns no body sets (the import's hash).
    */
   async createIn(
     unit: WriteUnit,
     input: CreateEventDto,
     ctx: RequestContext,
+    extra: Partial<Event> = {},
   ): Promise<{ id: number; links: LinkChanges }> {
     const columns = {
       ...eventColumns(input, undefined, this.writeSettings),
@@ -103,6 +105,7 @@ export class EventWrites {
         ...columns,
         venueId: links.venueId ?? null,
         parentId,
+        ...extra,
       }),
       translations: [] as EventTranslation[],
     };
@@ -145,8 +148,9 @@ export class EventWrites {
 
   /**
    * The update's writes inside a caller's unit of work, the event's row
-   * locked already (lockEventRow); `post`: postColumns of the input. No
-   * answer is read. The caller checked assertCanEdit.
+   * locked already (lockEventRow); `post`: postColumns of the input;
+   * `extra`: columns no body sets (the import's hash). No answer is read.
+   * The caller checked assertCanEdit.
    */
   async updateLocked(
     unit: WriteUnit,
@@ -154,13 +158,14 @@ export class EventWrites {
     input: UpdateEventDto,
     ctx: RequestContext,
     post: Partial<Event>,
+    extra: Partial<Event> = {},
   ): Promise<void> {
     const { manager } = unit;
     // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
     const event = await findPostOrFail(manager, EVENTS, { id }, ctx.language);
     // The event row is locked (lockEventRow): its counted terms are read without locking it again.
     const counted = await countedTermTaxonomiesOf(manager, event.id);
-    const columns = { ...eventColumns(input, event, this.writeSettings), ...post };
+    const columns = { ...eventColumns(input, event, this.writeSettings), ...post, ...extra };
     const countsMayMove = termCountsMayMove(input, columns.status, event);
     // Its counted and named terms, write-locked in ID order and checked in one read (see create).
     const checked = countsMayMove

@@ -101,12 +101,10 @@ async function writeItem(
   if (existing) {
     await lockEventRow(manager, existing.id);
     const post = postColumns(input, ctx, writers.siteZone, false);
-    await writers.events.updateLocked(unit, existing.id, input, ctx, post);
-    await manager.update(Event, existing.id, { importHash: hash });
+    await writers.events.updateLocked(unit, existing.id, input, ctx, post, { importHash: hash });
     return 'updated';
   }
-  const { id } = await writers.events.createIn(unit, input, ctx);
-  await manager.update(Event, id, { importHash: hash });
+  await writers.events.createIn(unit, input, ctx, { importHash: hash });
   return 'created';
 }
 
