@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import type { RequestContext } from '../common/http/request-context';
 import { Event } from '../events/entities/event.entity';
 import { lockEventRow } from '../events/event-store';
@@ -31,20 +32,23 @@ export interface ChunkWriters {
   siteZone: string;
 }
 
+/** What a chunk's reads found: each item's event (if any) and the hash it would store. */
+export interface ChunkState {
+  existing: Array<ImportedEvent | undefined>;
+  hashes: string[];
+}
+
 /**
- * Writes one chunk of items in the caller's unit of work and returns each
- * item's outcome, in order. The chunk holds either no detached instances or
- * only those (their series were written by earlier chunks). Its reads are a
- * handful of queries for the whole chunk; an item whose event already holds
- * its hash is not written at all.
+ * The events a chunk's items name, in a handful of queries for the whole
+ * chunk: the source's events by UID, then the occurrences its detached
+ * instances name. A chunk holds either no detached instances or only those
+ * (their series were written by earlier chunks).
  */
-export async function writeChunk(
-  unit: WriteUnit,
-  writers: ChunkWriters,
+export async function readChunk(
+  manager: EntityManager,
   target: ImportTarget,
   items: readonly ImportItem[],
-): Promise<ItemOutcome[]> {
-  const { manager } = unit;
+): Promise<ChunkState> {
   const byKey = await eventsByKey(
     manager,
     target.source,
@@ -56,26 +60,59 @@ export async function writeChunk(
     instances.flatMap((item) => byKey.get(item.uid)?.id ?? []),
     instances.map((item) => occurrenceDate(item)),
   );
-  const existingOf = (item: ImportItem): ImportedEvent | undefined => {
+  const existing = items.map((item) => {
     const event = byKey.get(item.uid);
     if (!item.recurrenceId || !event) return event;
     return occurrences.get(occurrenceKey(event.id, occurrenceDate(item)));
-  };
-  const hashes = items.map((item) => importHashOf(item, target));
+  });
+  return { existing, hashes: items.map((item) => importHashOf(item, target)) };
+}
+
+/**
+ * An item's outcome when it needs no write: its event holds its hash, a
+ * cancelled item names no event to trash, an instance names no occurrence.
+ * Undefined when it must be written.
+ */
+export function settledOutcome(
+  item: ImportItem,
+  existing: ImportedEvent | undefined,
+  hash: string,
+): ItemOutcome | undefined {
+  if (item.recurrenceId && !existing) return 'no_occurrence';
+  if (existing?.importHash === hash) return 'unchanged';
+  if (item.status === 'cancelled' && (!existing || existing.status === 'trash')) return 'unchanged';
+  return undefined;
+}
+
+/**
+ * Writes one chunk of items in the caller's unit of work (read again in it)
+ * and returns each item's outcome, in order. An item whose event already
+ * holds its hash is not written at all.
+ */
+export async function writeChunk(
+  unit: WriteUnit,
+  writers: ChunkWriters,
+  target: ImportTarget,
+  items: readonly ImportItem[],
+): Promise<ItemOutcome[]> {
+  const { existing, hashes } = await readChunk(unit.manager, target, items);
   const toWrite = items.filter(
-    (item, i) => item.status !== 'cancelled' && existingOf(item)?.importHash !== hashes[i],
+    (item, i) => settledOutcome(item, existing[i], hashes[i]) === undefined,
   );
   const links = toWrite.length > 0 ? await resolveLinks(unit, writers, target, toWrite) : noLinks;
   const outcomes: ItemOutcome[] = [];
   for (const [i, item] of items.entries()) {
-    outcomes.push(await writeItem(unit, writers, target, item, existingOf(item), hashes[i], links));
+    outcomes.push(
+      settledOutcome(item, existing[i], hashes[i]) ??
+        (await writeItem(unit, writers, target, item, existing[i], hashes[i], links)),
+    );
   }
   return outcomes;
 }
 
 const noLinks: ResolvedLinks = { venues: new Map(), organizers: new Map(), categories: new Map() };
 
-/** One item: unchanged, cancelled (trash), updated or created. */
+/** One item that needs a write: cancelled (trash), updated or created. */
 async function writeItem(
   unit: WriteUnit,
   writers: ChunkWriters,
@@ -86,11 +123,8 @@ async function writeItem(
   links: ResolvedLinks,
 ): Promise<ItemOutcome> {
   const { manager } = unit;
-  if (item.recurrenceId && !existing) return 'no_occurrence';
-  if (existing?.importHash === hash) return 'unchanged';
-  if (item.status === 'cancelled') {
-    // Never created; an event it names is trashed once (an occurrence: as delete-one does).
-    if (!existing || existing.status === 'trash') return 'unchanged';
+  if (item.status === 'cancelled' && existing) {
+    // Never created; the event it names is trashed once (an occurrence: as delete-one does).
     await lockEventRow(manager, existing.id);
     await writers.events.trashLocked(unit, existing as Event);
     await manager.update(Event, existing.id, { importHash: hash });

@@ -6,12 +6,19 @@ import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import type { WriteRequest } from '../common/http/write-request';
 import { appConfig } from '../config/app.config';
+import { committedRead } from '../database/write-transaction';
 import { Event } from '../events/entities/event.entity';
 import { lockEventRow } from '../events/event-store';
 import { EventWrites } from '../events/event-writes.service';
 import { TermLinksService } from '../terms/term-links.service';
 import { Writes } from '../writes/writes.service';
-import { type ChunkWriters, type ItemOutcome, writeChunk } from './import-chunk';
+import {
+  type ChunkWriters,
+  type ItemOutcome,
+  readChunk,
+  settledOutcome,
+  writeChunk,
+} from './import-chunk';
 import type { ImportItem, ImportParseResult, SkippedVevent } from './import-item';
 import { type ImportedEvent, liveEventsOfSource } from './import-lookups';
 import type { ImportReport, ImportTarget } from './import-report';
@@ -87,6 +94,15 @@ export class ImportWriter {
     report: ImportReport,
   ): Promise<void> {
     const request = writers.ctx.write;
+    // Read first, outside a transaction: a chunk with nothing to write opens none.
+    const { existing, hashes } = await committedRead(this.dataSource, () =>
+      readChunk(this.dataSource.manager, target, chunk),
+    );
+    const settled = chunk.map((item, i) => settledOutcome(item, existing[i], hashes[i]));
+    if (settled.every((outcome) => outcome !== undefined)) {
+      chunk.forEach((item, i) => count(report, item, settled[i] as ItemOutcome));
+      return;
+    }
     try {
       const outcomes = await this.writes.run(request, (unit) =>
         writeChunk(unit, writers, target, chunk),
@@ -94,8 +110,8 @@ export class ImportWriter {
       chunk.forEach((item, i) => count(report, item, outcomes[i]));
       return;
     } catch (error) {
-      if (!(error instanceof ApiError) || chunk.length === 1) {
-        if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof ApiError)) throw error;
+      if (chunk.length === 1) {
         report.skipped.push(rejection(chunk[0], error));
         return;
       }
