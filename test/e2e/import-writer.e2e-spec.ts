@@ -243,8 +243,9 @@ describe('import writer', () => {
       const marks = await writeMarks();
       expect(await run(without)).toEqual(report({ unchanged: 4 }));
       expect(await writeMarks()).toEqual(marks);
+      // Back in the feed: written again, out of the trash.
+      expect(await run(GOOGLE)).toEqual(report({ updated: 1, unchanged: 4 }));
       // Without trashRemoved, nothing leaves.
-      await run(GOOGLE);
       expect(await run(without, { trashRemoved: false })).toEqual(report({ unchanged: 4 }));
 
       const back = await get(`/events/${kingsDay.id}`);
