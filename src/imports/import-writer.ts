@@ -69,14 +69,19 @@ export class ImportWriter {
       ctx: contextOf(target, request),
       siteZone: this.config.siteTimezone,
     };
-    // Series and one-off events first: the detached instances name occurrences they made.
-    const ordered = [
-      ...parsed.items.filter((item) => !item.recurrenceId),
-      ...parsed.items.filter((item) => item.recurrenceId),
+    // Series and one-off events first, then in chunks of their own the detached instances,
+    // which name occurrences the series made.
+    const chunks = [
+      ...chunksOf(
+        parsed.items.filter((item) => !item.recurrenceId),
+        IMPORT_CHUNK_ITEMS,
+      ),
+      ...chunksOf(
+        parsed.items.filter((item) => item.recurrenceId),
+        IMPORT_CHUNK_ITEMS,
+      ),
     ];
-    for (const chunk of chunksOf(ordered, IMPORT_CHUNK_ITEMS)) {
-      await this.applyChunk(writers, target, chunk, report);
-    }
+    for (const chunk of chunks) await this.applyChunk(writers, target, chunk, report);
     if (target.trashRemoved) report.trashed += await this.trashRemoved(target, parsed, request);
     return report;
   }
@@ -135,7 +140,7 @@ export class ImportWriter {
     ]);
     const gone: ImportedEvent[] = [];
     // Pages in ID order: each starts after the last, so the walk ends with the source's events.
-    for (let afterId = 0; ; ) {
+    for (let afterId = 0; ;) {
       const page = await liveEventsOfSource(
         this.dataSource.manager,
         target.source,
