@@ -30,6 +30,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 import { IcalModule } from './ical/ical.module';
 import { ChangesModule } from './changes/changes.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
+import { ImportWriterModule } from './imports/import-writer.module';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { MetricsModule } from './metrics/metrics.module';
 
@@ -64,6 +65,8 @@ import { MetricsModule } from './metrics/metrics.module';
     WebhooksModule,
     ChangesModule,
     IdempotencyModule,
+    // The imports resource imports it too; here so the writer runs without routes (tests, benches).
+    ImportWriterModule,
   ],
   // Every global enhancer, in the order it runs (docs/architecture.md). Registered here, not in
   // main.ts, so e2e tests that import AppModule behave like production.

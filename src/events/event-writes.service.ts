@@ -68,45 +68,61 @@ export class EventWrites {
   /** Create: the event, its texts, links and any inline venue, organizers or terms in one transaction. */
   async create(input: CreateEventDto, ctx: RequestContext): Promise<Tagged<EventRecord>> {
     assertCanCreate(ctx.user);
+    return this.writes.run(ctx.write, async (unit) => {
+      const { id, links } = await this.createIn(unit, input, ctx);
+      return this.written(unit, id, ctx, linkRowsOfNewEvent(id, links));
+    });
+  }
+
+  /**
+   * The create's writes inside a caller's unit of work (the import writer
+   * runs many in one): no answer is read. The caller checked assertCanCreate.
+   * `extra`: columns no body sets (the import's hash).
+   */
+  async createIn(
+    unit: WriteUnit,
+    input: CreateEventDto,
+    ctx: RequestContext,
+    extra: Partial<Event> = {},
+  ): Promise<{ id: number; links: LinkChanges }> {
     const columns = {
       ...eventColumns(input, undefined, this.writeSettings),
       ...postColumns(input, ctx, this.config.siteTimezone, true),
     };
     const recurrence = this.recurrence.columnOf(input.recurrence, columns.timezone as string);
-    return this.writes.run(ctx.write, async (unit) => {
-      const { manager } = unit;
-      // The terms it names, write-locked in ID order (lockTermsForCount) and checked in one read.
-      const checked = await lockTermsReadingTaxonomies(manager, namedTermIds(input));
-      const links = await this.resolveLinks(unit, input, ctx, checked);
-      await lockTermsForCount(
-        manager,
-        termIdsOf(links).filter((id) => !checked.has(id)),
-      );
-      const parentId = await this.resolveParent(manager, input.post_parent, undefined);
-      await assertExternalKeyFree(manager, Event, columns, undefined);
-      const event = {
-        id: await insertRow(manager, Event, {
-          ...columns,
-          venueId: links.venueId ?? null,
-          parentId,
-        }),
-        translations: [] as EventTranslation[],
-      };
-      await writePostTexts(manager, EVENTS, event, input, ctx.language);
-      await writeEventLinks(manager, event.id, links, true);
-      await adjustTermCounts(
-        unit,
-        [],
-        countedTermsOfNewEvent(columns.status, termIdsOf(links)),
-        taxonomiesOf(links),
-      );
-      if (recurrence) {
-        await manager.update(Event, event.id, { recurrence });
-        await this.recurrence.afterSeriesWrite(unit, event.id, false);
-      }
-      unit.record([{ kind: 'event', id: event.id, action: 'created' }]);
-      return this.written(unit, event.id, ctx, linkRowsOfNewEvent(event.id, links));
-    });
+    const { manager } = unit;
+    // The terms it names, write-locked in ID order (lockTermsForCount) and checked in one read.
+    const checked = await lockTermsReadingTaxonomies(manager, namedTermIds(input));
+    const links = await this.resolveLinks(unit, input, ctx, checked);
+    await lockTermsForCount(
+      manager,
+      termIdsOf(links).filter((id) => !checked.has(id)),
+    );
+    const parentId = await this.resolveParent(manager, input.post_parent, undefined);
+    await assertExternalKeyFree(manager, Event, columns, undefined);
+    const event = {
+      id: await insertRow(manager, Event, {
+        ...columns,
+        venueId: links.venueId ?? null,
+        parentId,
+        ...extra,
+      }),
+      translations: [] as EventTranslation[],
+    };
+    await writePostTexts(manager, EVENTS, event, input, ctx.language);
+    await writeEventLinks(manager, event.id, links, true);
+    await adjustTermCounts(
+      unit,
+      [],
+      countedTermsOfNewEvent(columns.status, termIdsOf(links)),
+      taxonomiesOf(links),
+    );
+    if (recurrence) {
+      await manager.update(Event, event.id, { recurrence });
+      await this.recurrence.afterSeriesWrite(unit, event.id, false);
+    }
+    unit.record([{ kind: 'event', id: event.id, action: 'created' }]);
+    return { id: event.id, links };
   }
 
   /**
@@ -123,56 +139,73 @@ export class EventWrites {
     assertCanEdit(ctx.user, current);
     const post = postColumns(input, ctx, this.config.siteTimezone, false);
     return this.writes.run(ctx.write, async (unit) => {
-      const { manager } = unit;
-      await lockEventRow(manager, current.id);
+      await lockEventRow(unit.manager, current.id);
       await assertPrecondition(ctx.precondition, () => this.readRecord(unit, current.id, ctx));
-      // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
-      const event = await findPostOrFail(manager, EVENTS, { id: current.id }, ctx.language);
-      // The event row is locked (lockEventRow): its counted terms are read without locking it again.
-      const counted = await countedTermTaxonomiesOf(manager, event.id);
-      const columns = { ...eventColumns(input, event, this.writeSettings), ...post };
-      const countsMayMove = termCountsMayMove(input, columns.status, event);
-      // Its counted and named terms, write-locked in ID order and checked in one read (see create).
-      const checked = countsMayMove
-        ? await lockTermsReadingTaxonomies(manager, [...counted.keys(), ...namedTermIds(input)])
-        : new Map<number, string>();
-      const links = await this.resolveLinks(unit, input, ctx, checked);
-      await lockTermsForCount(
-        manager,
-        termIdsOf(links).filter((id) => !checked.has(id)),
-      );
-      const parentId = await this.resolveParent(manager, input.post_parent, event.id);
-      if (links.venueId !== undefined) columns.venueId = links.venueId;
-      if (parentId !== undefined) columns.parentId = parentId;
-      const isOccurrence = event.seriesId !== null && event.seriesId !== event.id;
-      if (isOccurrence) Object.assign(columns, this.recurrence.occurrenceColumns(input.recurrence));
-      const recurrence = isOccurrence
-        ? undefined
-        : this.recurrence.columnOf(input.recurrence, columns.timezone ?? event.timezone);
-      if (recurrence !== undefined) columns.recurrence = recurrence;
-      if (recurrence === null) columns.seriesId = null;
-      await assertExternalKeyFree(manager, Event, columns, event.id);
-      await writePostTexts(manager, EVENTS, event, input, ctx.language);
-      await manager.update(Event, event.id, { ...columns, revision: () => 'revision + 1' });
-      await writeEventLinks(manager, event.id, links);
-      if (countsMayMove) {
-        await adjustTermCounts(
-          unit,
-          [...counted.keys()],
-          await countedTermsOfEvents(manager, [event.id]),
-          new Map([...checked, ...counted]),
-        );
-      }
-      if (isOccurrence) await this.recurrence.occurrenceChanged(manager, event.seriesId as number);
-      const restored = event.status === 'trash' && !!columns.status && columns.status !== 'trash';
-      if (isOccurrence && restored) await this.recurrence.restoreOccurrence(unit, event);
-      if (!isOccurrence && (event.recurrence !== null || recurrence)) {
-        await this.recurrence.afterSeriesWrite(unit, event.id, event.recurrence !== null);
-        if (restored) await this.recurrence.restoreOccurrences(unit, event.id);
-      }
-      unit.record([{ kind: 'event', id: event.id, action: 'updated' }]);
-      return this.written(unit, event.id, ctx);
+      await this.updateLocked(unit, current.id, input, ctx, post);
+      return this.written(unit, current.id, ctx);
     });
+  }
+
+  /**
+   * The update's writes inside a caller's unit of work, the event's row
+   * locked already (lockEventRow); `post`: postColumns of the input;
+   * `extra`: columns no body sets (the import's hash). No answer is read.
+   * The caller checked assertCanEdit.
+   */
+  async updateLocked(
+    unit: WriteUnit,
+    id: number,
+    input: UpdateEventDto,
+    ctx: RequestContext,
+    post: Partial<Event>,
+    extra: Partial<Event> = {},
+  ): Promise<void> {
+    const { manager } = unit;
+    // Re-read inside the transaction: a retry must not reuse texts changed by the failed attempt.
+    const event = await findPostOrFail(manager, EVENTS, { id }, ctx.language);
+    // The event row is locked (lockEventRow): its counted terms are read without locking it again.
+    const counted = await countedTermTaxonomiesOf(manager, event.id);
+    const columns = { ...eventColumns(input, event, this.writeSettings), ...post, ...extra };
+    const countsMayMove = termCountsMayMove(input, columns.status, event);
+    // Its counted and named terms, write-locked in ID order and checked in one read (see create).
+    const checked = countsMayMove
+      ? await lockTermsReadingTaxonomies(manager, [...counted.keys(), ...namedTermIds(input)])
+      : new Map<number, string>();
+    const links = await this.resolveLinks(unit, input, ctx, checked);
+    await lockTermsForCount(
+      manager,
+      termIdsOf(links).filter((termId) => !checked.has(termId)),
+    );
+    const parentId = await this.resolveParent(manager, input.post_parent, event.id);
+    if (links.venueId !== undefined) columns.venueId = links.venueId;
+    if (parentId !== undefined) columns.parentId = parentId;
+    const isOccurrence = event.seriesId !== null && event.seriesId !== event.id;
+    if (isOccurrence) Object.assign(columns, this.recurrence.occurrenceColumns(input.recurrence));
+    const recurrence = isOccurrence
+      ? undefined
+      : this.recurrence.columnOf(input.recurrence, columns.timezone ?? event.timezone);
+    if (recurrence !== undefined) columns.recurrence = recurrence;
+    if (recurrence === null) columns.seriesId = null;
+    await assertExternalKeyFree(manager, Event, columns, event.id);
+    await writePostTexts(manager, EVENTS, event, input, ctx.language);
+    await manager.update(Event, event.id, { ...columns, revision: () => 'revision + 1' });
+    await writeEventLinks(manager, event.id, links);
+    if (countsMayMove) {
+      await adjustTermCounts(
+        unit,
+        [...counted.keys()],
+        await countedTermsOfEvents(manager, [event.id]),
+        new Map([...checked, ...counted]),
+      );
+    }
+    if (isOccurrence) await this.recurrence.occurrenceChanged(manager, event.seriesId as number);
+    const restored = event.status === 'trash' && !!columns.status && columns.status !== 'trash';
+    if (isOccurrence && restored) await this.recurrence.restoreOccurrence(unit, event);
+    if (!isOccurrence && (event.recurrence !== null || recurrence)) {
+      await this.recurrence.afterSeriesWrite(unit, event.id, event.recurrence !== null);
+      if (restored) await this.recurrence.restoreOccurrences(unit, event.id);
+    }
+    unit.record([{ kind: 'event', id: event.id, action: 'updated' }]);
   }
 
   /**
@@ -193,15 +226,7 @@ export class EventWrites {
         const { manager } = unit;
         await lockEventRow(manager, event.id);
         await assertPrecondition(ctx.precondition, () => this.readRecord(unit, event.id, ctx));
-        const counted = await countedTermTaxonomiesOf(manager, event.id);
-        await manager.update(Event, event.id, {
-          status: 'trash',
-          modifiedAt: nowEpoch(),
-          revision: () => 'revision + 1',
-        });
-        await adjustTermCounts(unit, [...counted.keys()], [], counted);
-        await this.removeFromSeries(unit, event);
-        unit.record([{ kind: 'event', id: event.id, action: 'deleted', permanent: false }]);
+        await this.trashLocked(unit, event);
         return this.written(unit, event.id, ctx);
       });
     }
@@ -230,6 +255,25 @@ export class EventWrites {
     });
     // Gone for good: no GET of it has an ETag any more.
     return { record };
+  }
+
+  /**
+   * Trash inside a caller's unit of work, the event's row locked already
+   * (lockEventRow); `event` as read before (its series columns). An
+   * occurrence becomes an EXDATE of its series, a series takes its
+   * occurrences along (docs/api.md §16). The caller checked it is not trashed.
+   */
+  async trashLocked(unit: WriteUnit, event: Event): Promise<void> {
+    const { manager } = unit;
+    const counted = await countedTermTaxonomiesOf(manager, event.id);
+    await manager.update(Event, event.id, {
+      status: 'trash',
+      modifiedAt: nowEpoch(),
+      revision: () => 'revision + 1',
+    });
+    await adjustTermCounts(unit, [...counted.keys()], [], counted);
+    await this.removeFromSeries(unit, event);
+    unit.record([{ kind: 'event', id: event.id, action: 'deleted', permanent: false }]);
   }
 
   /**

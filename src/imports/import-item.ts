@@ -75,11 +75,14 @@ export type SkipReason =
   | 'unknown_timezone'
   | 'unsupported_recurrence'
   | 'property_too_long'
-  | 'duplicate';
+  | 'duplicate'
+  // Given by the writer, not the parser (docs/api.md "Imports"):
+  | 'no_occurrence'
+  | 'rejected';
 
-/** A VEVENT that gave no item. */
+/** A VEVENT that gave no item, or whose item the writer could not write. */
 export interface SkippedVevent {
-  /** Its position among the feed's VEVENTs, from 1. */
+  /** Its position among the feed's VEVENTs, from 1; 0 for an item the writer skipped (its UID names it). */
   index: number;
   /** Its UID when one could be read (at most 255 characters), else null. */
   uid: string | null;

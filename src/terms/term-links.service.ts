@@ -152,7 +152,7 @@ export class TermLinksService {
   }
 
   /** A term named (or slugged) `text` in any language, else a new one in the request's language. */
-  private async findOrCreateByName(
+  async findOrCreateByName(
     unit: WriteUnit,
     info: TaxonomyInfo,
     text: string,

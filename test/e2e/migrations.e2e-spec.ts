@@ -291,6 +291,7 @@ describe(`migrations up, down and up again (${engine})`, () => {
     // Replaced by idx_events_listing.
     expect(Object.keys(await indexesOf('events'))).not.toContain('idx_events_status_start');
     expect(await columnsOf('terms')).toContain('published_count');
+    expect(await columnsOf('events')).toContain('import_hash');
     expect(await dataSource.query('SELECT id, version FROM data_version')).toEqual([
       { id: 1, version: expect.anything() },
     ]);
@@ -326,6 +327,9 @@ describe(`migrations up, down and up again (${engine})`, () => {
       const after = await appliedMigrations();
       expect(after).toEqual(before.slice(1));
       undone.push(before[0]);
+      if (before[0] === 'ImportHash1765700000000') {
+        expect(await columnsOf('events')).not.toContain('import_hash');
+      }
       if (before[0] === 'TermPublishedCount1764633600000') {
         expect(await columnsOf('terms')).not.toContain('published_count');
       }

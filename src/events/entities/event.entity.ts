@@ -98,6 +98,10 @@ export class Event extends PostColumns {
   @Column({ name: 'materialized_until', type: 'varchar', length: 10, nullable: true })
   materializedUntil: string | null;
 
+  /** The hash of the feed item an import last wrote the event from (docs/api.md "Imports"); never returned. */
+  @Column({ name: 'import_hash', type: 'varchar', length: 43, nullable: true })
+  importHash: string | null;
+
   @OneToMany(() => EventTranslation, (t) => t.event, { cascade: true })
   translations: EventTranslation[];
 }
