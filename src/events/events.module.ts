@@ -23,6 +23,6 @@ import { RecurrenceService } from './recurrence/recurrence.service';
     ExternalKeyUpserts,
     EventReader,
   ],
-  exports: [EventsService, EventRecordsService],
+  exports: [EventsService, EventRecordsService, EventWrites],
 })
 export class EventsModule {}
