@@ -61,7 +61,13 @@ describe('imports: feeds on a schedule', () => {
     started_utc: wireDate,
     finished_utc: wireDate,
     duration_ms: expect.any(Number),
-    fetch: { outcome: 'fetched', bytes: expect.any(Number), http_status: null, error: null, detail: null },
+    fetch: {
+      outcome: 'fetched',
+      bytes: expect.any(Number),
+      http_status: null,
+      error: null,
+      detail: null,
+    },
     refusal: null,
     created: 0,
     updated: 0,
@@ -85,9 +91,16 @@ describe('imports: feeds on a schedule', () => {
     expect(created.body.runs).toEqual([]);
     const first = await withRuns(created.body.id, 1);
     expect(first.runs).toEqual([
-      run({ trigger: 'created', fetch: expect.objectContaining({ outcome: 'fetched', bytes: Buffer.byteLength(body) }) }),
+      run({
+        trigger: 'created',
+        fetch: expect.objectContaining({ outcome: 'fetched', bytes: Buffer.byteLength(body) }),
+      }),
     ]);
-    expect(first).toMatchObject({ last_outcome: 'imported', last_run_utc: wireDate, last_success_utc: wireDate });
+    expect(first).toMatchObject({
+      last_outcome: 'imported',
+      last_run_utc: wireDate,
+      last_success_utc: wireDate,
+    });
     expect(feeds.on('/agenda.ics').map((r) => r.headers['if-none-match'])).toEqual([undefined]);
 
     // Not due yet: nothing is fetched.
@@ -98,7 +111,13 @@ describe('imports: feeds on a schedule', () => {
     expect(second.runs).toEqual([
       run({
         outcome: 'not_modified',
-        fetch: { outcome: 'not_modified', bytes: null, http_status: null, error: null, detail: null },
+        fetch: {
+          outcome: 'not_modified',
+          bytes: null,
+          http_status: null,
+          error: null,
+          detail: null,
+        },
       }),
       first.runs[0],
     ]);
@@ -240,7 +259,9 @@ describe('imports: feeds on a schedule', () => {
     later(HOUR_MS + 1000);
     await scheduler.runDue();
     const { runs } = await read(created.body.id);
-    expect(runs.map((r: Record<string, number>) => [r.created, r.updated, r.unchanged, r.trashed])).toEqual([
+    expect(
+      runs.map((r: Record<string, number>) => [r.created, r.updated, r.unchanged, r.trashed]),
+    ).toEqual([
       [1, 0, 2, 0],
       [2, 0, 0, 0],
     ]);
@@ -248,6 +269,8 @@ describe('imports: feeds on a schedule', () => {
     const delta = (result: string) =>
       valueOf(after, 'calendar_import_items_total', { result }) -
       valueOf(before, 'calendar_import_items_total', { result });
-    expect([delta('created'), delta('unchanged'), delta('updated'), delta('trashed')]).toEqual([3, 2, 0, 0]);
+    expect([delta('created'), delta('unchanged'), delta('updated'), delta('trashed')]).toEqual([
+      3, 2, 0, 0,
+    ]);
   });
 });

@@ -15,8 +15,7 @@ import { feedOf } from './helpers/feed-server';
  * fetches are imports-feed.e2e-spec.ts's.
  */
 
-const fixture = (name: string) =>
-  readFileSync(join(__dirname, '../fixtures/ical', name), 'utf8');
+const fixture = (name: string) => readFileSync(join(__dirname, '../fixtures/ical', name), 'utf8');
 
 const PUBLIC_FEED = 'https://93.184.216.34/agenda.ics';
 const MiB = 1024 * 1024;
@@ -98,7 +97,11 @@ describe('imports', () => {
         expect(anonymous.headers['www-authenticate']).toBe('Bearer');
         for (const role of ['contributor', 'editor'] as const) {
           const res = await route().set('Authorization', t.auth[role]);
-          expect([role, res.status, res.body]).toEqual([role, 403, errorBody('rest_forbidden', 403)]);
+          expect([role, res.status, res.body]).toEqual([
+            role,
+            403,
+            errorBody('rest_forbidden', 403),
+          ]);
         }
       }
       expect(await t.dataSource.query('SELECT id FROM imports')).toEqual([]);
@@ -107,7 +110,20 @@ describe('imports', () => {
 
   describe('validation', () => {
     it('refuses a refresh outside the grammar or the bounds of 15m to 30d', async () => {
-      for (const refresh of ['90s', '1w', '10m', '31d', '0h', '01h', '1h ', '1.5h', '', 'h', 7200, '9999999d']) {
+      for (const refresh of [
+        '90s',
+        '1w',
+        '10m',
+        '31d',
+        '0h',
+        '01h',
+        '1h ',
+        '1.5h',
+        '',
+        'h',
+        7200,
+        '9999999d',
+      ]) {
         const res = await createUrl({ url: PUBLIC_FEED, source: 'agenda', refresh });
         expect([refresh, res.status, res.body]).toEqual([
           refresh,
@@ -144,9 +160,7 @@ describe('imports', () => {
       const missing = await createUrl({ url: PUBLIC_FEED });
       expect(missing.body).toEqual(errorBody('rest_missing_callback_param', 400, ['source']));
       const uploadWithout = await upload(feedOf('x'), 'status=draft');
-      expect(uploadWithout.body).toEqual(
-        errorBody('rest_missing_callback_param', 400, ['source']),
-      );
+      expect(uploadWithout.body).toEqual(errorBody('rest_missing_callback_param', 400, ['source']));
       const uploadBad = await upload(feedOf('x'), 'source=A%20B');
       expect(uploadBad.body).toEqual(
         errorBody('rest_invalid_param', 400, { source: sourceMessage }),
@@ -198,7 +212,9 @@ describe('imports', () => {
     it('refuses other statuses, unknown categories and languages', async () => {
       const status = await createUrl({ url: PUBLIC_FEED, source: 'agenda', status: 'pending' });
       expect(status.body).toEqual(
-        errorBody('rest_invalid_param', 400, { status: 'status is not one of the allowed values.' }),
+        errorBody('rest_invalid_param', 400, {
+          status: 'status is not one of the allowed values.',
+        }),
       );
       const categories = await createUrl({ url: PUBLIC_FEED, source: 'agenda', categories: [987] });
       expect(categories.body).toEqual(
@@ -237,7 +253,8 @@ describe('imports', () => {
 
     it('stops reading a streamed body of unknown length at 10 MiB: 413 for 50 MB sent chunked', async () => {
       const server = t.app.getHttpServer() as import('node:http').Server;
-      if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      if (!server.listening)
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;
       const chunk = Buffer.alloc(MiB, 'b');
       const answer = await new Promise<{ status: number; body: string; sent: number }>(
@@ -282,7 +299,9 @@ describe('imports', () => {
     it('reports a body that is no calendar as refused, and keeps the import with its run', async () => {
       const res = await upload('hello');
       expect(res.status).toBe(201);
-      expect(res.headers.location).toBe(`http://${res.request.url.split('/')[2]}${API}/imports/${res.body.id}`);
+      expect(res.headers.location).toBe(
+        `http://${res.request.url.split('/')[2]}${API}/imports/${res.body.id}`,
+      );
       expect(res.body).toEqual(
         record({
           last_run_utc: wireDate,
@@ -325,7 +344,12 @@ describe('imports', () => {
             uploadRun({
               skipped_count: 2,
               skipped: [
-                { index: 1, uid: 'no-start@feed.test', reason: 'missing_start', detail: expect.any(String) },
+                {
+                  index: 1,
+                  uid: 'no-start@feed.test',
+                  reason: 'missing_start',
+                  detail: expect.any(String),
+                },
                 { index: 2, uid: null, reason: 'missing_uid', detail: expect.any(String) },
               ],
             }),
@@ -337,7 +361,12 @@ describe('imports', () => {
 
   describe('list, read, delete', () => {
     it('lists imports paged, reads one with its runs newest first, and deletes it with its reports', async () => {
-      const feed = await createUrl({ url: PUBLIC_FEED, source: 'partner', refresh: '6h', status: 'draft' });
+      const feed = await createUrl({
+        url: PUBLIC_FEED,
+        source: 'partner',
+        refresh: '6h',
+        status: 'draft',
+      });
       expect(feed.status).toBe(202);
       expect(feed.body).toEqual(
         record({
@@ -357,8 +386,20 @@ describe('imports', () => {
       expect(page.headers['x-total']).toBe('3');
       expect(page.body).toEqual({
         imports: [
-          record({ url: PUBLIC_FEED, refresh: '6h', source: 'partner', status: 'draft', id: feed.body.id, next_run_utc: wireDate }),
-          record({ id: first.body.id, language: 'nl', last_run_utc: wireDate, last_outcome: 'refused' }),
+          record({
+            url: PUBLIC_FEED,
+            refresh: '6h',
+            source: 'partner',
+            status: 'draft',
+            id: feed.body.id,
+            next_run_utc: wireDate,
+          }),
+          record({
+            id: first.body.id,
+            language: 'nl',
+            last_run_utc: wireDate,
+            last_outcome: 'refused',
+          }),
         ],
         rest_url: expect.stringContaining(`${API}/imports?per_page=2`),
         next_rest_url: expect.stringContaining('page=2'),
@@ -370,20 +411,34 @@ describe('imports', () => {
       expect(one.body).toEqual(second.body);
       expect(one.body.runs).toHaveLength(1);
       const missing = await t.http().get(`${API}/imports/999`).set(admin());
-      expect([missing.status, missing.body]).toEqual([404, errorBody('rest-import-not-found', 404)]);
+      expect([missing.status, missing.body]).toEqual([
+        404,
+        errorBody('rest-import-not-found', 404),
+      ]);
 
-      const removed = await t.http().delete(`${API}/imports/${second.body.id}`).set(admin()).expect(200);
+      const removed = await t
+        .http()
+        .delete(`${API}/imports/${second.body.id}`)
+        .set(admin())
+        .expect(200);
       const { runs: _runs, ...asItWas } = second.body as Record<string, unknown>;
       expect(removed.body).toEqual(asItWas);
-      expect((await t.http().get(`${API}/imports/${second.body.id}`).set(admin())).status).toBe(404);
+      expect((await t.http().get(`${API}/imports/${second.body.id}`).set(admin())).status).toBe(
+        404,
+      );
       const runs: unknown[] = await t.dataSource.query(
         'SELECT id FROM import_runs WHERE import_id = ?',
         [second.body.id],
       );
       expect(runs).toEqual([]);
-      const events = await t.http().delete(`${API}/imports/${first.body.id}?events=all`).set(admin());
+      const events = await t
+        .http()
+        .delete(`${API}/imports/${first.body.id}?events=all`)
+        .set(admin());
       expect(events.body).toEqual(
-        errorBody('rest_invalid_param', 400, { events: 'events is not one of the allowed values.' }),
+        errorBody('rest_invalid_param', 400, {
+          events: 'events is not one of the allowed values.',
+        }),
       );
     });
   });
@@ -434,7 +489,11 @@ describe('imports', () => {
       const kept = await upload(feedOf('keep', 2), 'source=keep');
       const trashed = await upload(feedOf('gone', 2), 'source=gone');
       await t.http().delete(`${API}/imports/${kept.body.id}?events=keep`).set(admin()).expect(200);
-      await t.http().delete(`${API}/imports/${trashed.body.id}?events=trash`).set(admin()).expect(200);
+      await t
+        .http()
+        .delete(`${API}/imports/${trashed.body.id}?events=trash`)
+        .set(admin())
+        .expect(200);
       expect((await titles('keep')).sort()).toEqual(['keep 1', 'keep 2']);
       expect(await titles('gone')).toEqual([]);
       const inTrash = await t
