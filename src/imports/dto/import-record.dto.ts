@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 import { LANGUAGES } from '../../i18n/language';
 import { RUN_CAUSES } from '../entities/import-run.entity';
 import { RUN_OUTCOMES } from '../entities/import-source.entity';
@@ -43,34 +43,65 @@ export class SkippedVeventDto {
 }
 
 /** Why the whole feed was refused: nothing was imported, nothing trashed. */
-export class ImportRefusalDto {
-  @ApiProperty({ enum: REFUSAL_REASONS })
+export interface ImportRefusalDto {
   reason: string;
-  /** The limit passed (bytes or VEVENTs). */
-  @ApiProperty({ type: 'integer', nullable: true })
   limit: number | null;
-  /** What the feed had, as far as it was read. */
-  @ApiProperty({ type: 'integer' })
   found: number;
 }
 
 /** What fetching the feed came to. */
-export class ImportFetchDto {
-  /** `not_modified`: the server answered 304 to If-None-Match / If-Modified-Since. */
-  @ApiProperty({ enum: ['fetched', 'not_modified', 'failed'] })
+export interface ImportFetchDto {
   outcome: string;
-  /** Bytes of the body read. */
-  @ApiProperty({ type: 'integer', nullable: true })
   bytes: number | null;
-  /** The status of a failed answer (`http_status`). */
-  @ApiProperty({ type: 'integer', nullable: true })
   http_status: number | null;
-  @ApiProperty({ type: 'string', nullable: true, enum: [...FETCH_FAILURES, null] })
   error: string | null;
-  /** What went wrong, in English. */
-  @ApiProperty({ type: 'string', nullable: true, maxLength: 255 })
   detail: string | null;
 }
+
+const nullableInteger = (description: string) => ({
+  type: 'integer' as const,
+  nullable: true,
+  description,
+});
+
+/** Nullable objects are written inline: a nullable `$ref` cannot take null in OpenAPI 3.0. */
+const REFUSAL_SCHEMA: ApiPropertyOptions = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: false,
+  required: ['reason', 'limit', 'found'],
+  description:
+    'Why the whole feed was refused (nothing imported, nothing trashed); null when it was not.',
+  properties: {
+    reason: { type: 'string', enum: REFUSAL_REASONS },
+    limit: nullableInteger('The limit passed (bytes or VEVENTs).'),
+    found: { type: 'integer', description: 'What the feed had, as far as it was read.' },
+  },
+};
+
+const FETCH_SCHEMA: ApiPropertyOptions = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: false,
+  required: ['outcome', 'bytes', 'http_status', 'error', 'detail'],
+  description: 'The fetch of a URL import; null for an upload.',
+  properties: {
+    outcome: {
+      type: 'string',
+      enum: ['fetched', 'not_modified', 'failed'],
+      description: '`not_modified`: the server answered 304 to If-None-Match / If-Modified-Since.',
+    },
+    bytes: nullableInteger('Bytes of the body read.'),
+    http_status: nullableInteger('The status of a failed answer (`http_status`).'),
+    error: { type: 'string', nullable: true, enum: [...FETCH_FAILURES, null] },
+    detail: {
+      type: 'string',
+      nullable: true,
+      maxLength: 255,
+      description: 'What went wrong, in English.',
+    },
+  },
+};
 
 /** One run of an import and what it did. */
 export class ImportRunDto {
@@ -91,10 +122,9 @@ export class ImportRunDto {
   finished_utc: string;
   @ApiProperty({ type: 'integer', minimum: 0 })
   duration_ms: number;
-  /** The fetch of a URL import; null for an upload. */
-  @ApiProperty({ type: ImportFetchDto, nullable: true })
+  @ApiProperty(FETCH_SCHEMA)
   fetch: ImportFetchDto | null;
-  @ApiProperty({ type: ImportRefusalDto, nullable: true })
+  @ApiProperty(REFUSAL_SCHEMA)
   refusal: ImportRefusalDto | null;
   /** Events created (a series counts once). */
   @ApiProperty({ type: 'integer', minimum: 0 })
