@@ -14,7 +14,7 @@ import { FullTextSearch1765400000000 } from './1765400000000-full-text-search';
 import { EventLinkedModified1765470000000 } from './1765470000000-event-linked-modified';
 import { ExternalKeys1765600000000 } from './1765600000000-external-keys';
 import { ContentFullTextSearch1765650000000 } from './1765650000000-content-full-text-search';
-import { Imports1765700000000 } from './1765700000000-imports';
+import { Imports1765800000000 } from './1765800000000-imports';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -34,5 +34,5 @@ export const MIGRATIONS = [
   EventLinkedModified1765470000000,
   ExternalKeys1765600000000,
   ContentFullTextSearch1765650000000,
-  Imports1765700000000,
+  Imports1765800000000,
 ];

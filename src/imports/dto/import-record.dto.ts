@@ -14,6 +14,9 @@ const SKIP_REASONS = [
   'unsupported_recurrence',
   'property_too_long',
   'duplicate',
+  // Given by the writer:
+  'no_occurrence',
+  'rejected',
 ];
 const REFUSAL_REASONS = ['too_large', 'too_many_events', 'not_icalendar'];
 const FETCH_FAILURES = [
@@ -29,8 +32,8 @@ const FETCH_FAILURES = [
 
 /** A VEVENT a run took nothing from. */
 export class SkippedVeventDto {
-  /** Its position among the feed's VEVENTs, from 1. */
-  @ApiProperty({ type: 'integer', minimum: 1 })
+  /** Its position among the feed's VEVENTs, from 1; 0 for an item the writer skipped (its UID names it). */
+  @ApiProperty({ type: 'integer', minimum: 0 })
   index: number;
   /** Its UID when one could be read. */
   @ApiProperty({ type: 'string', nullable: true, maxLength: 255 })

@@ -12,8 +12,8 @@ import {
  * their schedule needs (the next run, the claim of the instance running one,
  * the feed's validators), and one report row per run.
  */
-export class Imports1765700000000 implements MigrationInterface {
-  name = 'Imports1765700000000';
+export class Imports1765800000000 implements MigrationInterface {
+  name = 'Imports1765800000000';
 
   async up(q: QueryRunner): Promise<void> {
     const mysql = q.connection.options.type === 'mysql';
