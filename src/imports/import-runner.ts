@@ -64,8 +64,11 @@ export class ImportRunner {
   async runFeed(source: ImportSource, cause: RunCause, claimedAtMs: number): Promise<void> {
     const startedMs = Date.now();
     const parser = this.newParser();
+    const { allowHttp, allowPrivateTargets } = this.config.webhooks;
     const fetched = await fetchFeed(source.url as string, {
-      ...this.config.webhooks,
+      // The webhooks' target rules; the fetch's own size and time limits (FEED_FETCH_DEFAULTS).
+      allowHttp,
+      allowPrivateTargets,
       etag: source.etag,
       lastModified: source.lastModified,
       sink: parser,
