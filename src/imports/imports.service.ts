@@ -49,8 +49,10 @@ export class ImportsService {
   }
 
   async get(id: number): Promise<ImportWithRunsDto> {
-    const source = await this.findOrFail(id);
-    return mapImportWithRuns(source, await this.store.lastRuns(id, RUNS_SHOWN));
+    // Runs first: a run's report and its import's last_* commit together, so the import read
+    // after its runs is at least as new as they are.
+    const runs = id > 0 ? await this.store.lastRuns(id, RUNS_SHOWN) : [];
+    return mapImportWithRuns(await this.findOrFail(id), runs);
   }
 
   /** An upload: read, parsed and written now (201); a URL: stored and run soon (202). */
