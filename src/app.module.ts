@@ -27,6 +27,7 @@ import { VenuesModule } from './venues/venues.module';
 import { OrganizersModule } from './organizers/organizers.module';
 import { EventsModule } from './events/events.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { ImportsModule } from './imports/imports.module';
 import { IcalModule } from './ical/ical.module';
 import { ChangesModule } from './changes/changes.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
@@ -63,6 +64,7 @@ import { MetricsModule } from './metrics/metrics.module';
     IcalModule,
     EventsModule,
     WebhooksModule,
+    ImportsModule,
     ChangesModule,
     IdempotencyModule,
     // The imports resource imports it too; here so the writer runs without routes (tests, benches).

@@ -63,7 +63,7 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
     });
   }
 
-  app.use(requireSupportedContentType);
+  app.use(requireSupportedContentType([joinPath(config.apiPath, 'imports')]));
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true, parameterLimit: 1000 });
   // Nest would turn parser errors into a bare 400; keep their meaning (invalid JSON, 413).

@@ -59,6 +59,11 @@ export const AccessPolicy = {
     return roleAtLeast(user, 'administrator');
   },
 
+  /** Imports (docs/api.md "Imports") write as their administrator, on a schedule: administrators only. */
+  canManageImports(user: AuthUser | undefined): boolean {
+    return roleAtLeast(user, 'administrator');
+  },
+
   canForceDelete(user: AuthUser | undefined): boolean {
     return roleAtLeast(user, 'editor');
   },

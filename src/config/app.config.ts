@@ -62,6 +62,12 @@ export const appConfig = registerAs('app', () => {
       worker: (env('WEBHOOKS_WORKER') ?? 'true') === 'true',
       retentionDays: Number(env('WEBHOOK_RETENTION_DAYS') ?? 30),
     },
+    imports: {
+      /** This instance runs due URL imports. */
+      worker: (env('IMPORTS_WORKER') ?? 'true') === 'true',
+      /** How often it looks for due imports. */
+      pollMs: Number(env('IMPORTS_POLL_MS') ?? 30000),
+    },
     syncRetentionDays: Number(env('SYNC_RETENTION_DAYS') ?? 30),
     requireIfMatch: env('REQUIRE_IF_MATCH') === 'true',
     idempotencyTtlHours: Number(env('IDEMPOTENCY_TTL_HOURS') ?? 24),

@@ -176,6 +176,17 @@ export class EnvironmentVariables {
   WEBHOOKS_WORKER?: string;
 
   @IsOptional()
+  @IsIn(['true', 'false'], { message: 'IMPORTS_WORKER must be true or false' })
+  IMPORTS_WORKER?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'IMPORTS_POLL_MS must be an integer between 50 and 3600000' })
+  @Min(50, { message: 'IMPORTS_POLL_MS must be an integer between 50 and 3600000' })
+  @Max(3600000, { message: 'IMPORTS_POLL_MS must be an integer between 50 and 3600000' })
+  IMPORTS_POLL_MS?: number;
+
+  @IsOptional()
   @Transform(toInt)
   @IsInt({ message: 'SYNC_RETENTION_DAYS must be an integer between 1 and 3650' })
   @Min(1, { message: 'SYNC_RETENTION_DAYS must be an integer between 1 and 3650' })

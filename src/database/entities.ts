@@ -13,6 +13,8 @@ import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
 import { Venue } from '../venues/entities/venue.entity';
 import { WebhookDelivery } from '../webhooks/entities/webhook-delivery.entity';
 import { WebhookEndpoint } from '../webhooks/entities/webhook-endpoint.entity';
+import { ImportRun } from '../imports/entities/import-run.entity';
+import { ImportSource } from '../imports/entities/import-source.entity';
 
 /** Every entity, listed explicitly (no globs: the same list works in ts-node, jest and dist). */
 export const ENTITIES = [
@@ -31,4 +33,6 @@ export const ENTITIES = [
   WebhookDelivery,
   Change,
   IdempotencyKey,
+  ImportSource,
+  ImportRun,
 ];

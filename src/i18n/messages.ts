@@ -55,6 +55,10 @@ export const ERROR_MESSAGES: Catalogue<ErrorKey> = {
     en: 'The webhook delivery was not found.',
     nl: 'De webhookaflevering is niet gevonden.',
   },
+  'rest-import-not-found': {
+    en: 'The import was not found.',
+    nl: 'De import is niet gevonden.',
+  },
   'event-not-accessible': {
     en: 'The requested event is not accessible.',
     nl: 'Het gevraagde evenement is niet toegankelijk.',
@@ -114,6 +118,10 @@ export const ERROR_MESSAGES: Catalogue<ErrorKey> = {
   rest_precondition_required: {
     en: 'This write needs an If-Match header with the ETag of the record.',
     nl: 'Deze wijziging vereist een If-Match-header met de ETag van het record.',
+  },
+  rest_import_source_taken: {
+    en: 'Another URL import already writes the source "{source}"; choose another source or delete that import.',
+    nl: 'Een andere URL-import schrijft al de bron "{source}"; kies een andere bron of verwijder die import.',
   },
   rest_feed_too_large: {
     en: 'This iCalendar feed would hold {events} events, more than the limit of {limit}; narrow it with a shorter window (start_date, end_date), categories or venue.',
@@ -216,6 +224,10 @@ export const REASON_MESSAGES = {
   isIdList: {
     en: '{name} must be a list of positive IDs.',
     nl: '{name} moet een lijst van positieve ID’s zijn.',
+  },
+  isRefresh: {
+    en: '{name} must be a whole number followed by m, h or d (such as 30m, 1h or 1d), from 15m to 30d.',
+    nl: '{name} moet een geheel getal gevolgd door m, h of d zijn (zoals 30m, 1h of 1d), van 15m tot 30d.',
   },
   isExternalSource: {
     en: '{name} must be 1 to 64 characters of a-z, 0-9, ".", "_" and "-".',

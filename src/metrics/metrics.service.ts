@@ -8,7 +8,14 @@ import { DataSource } from 'typeorm';
 import { appConfig } from '../config/app.config';
 import { poolUsage } from './pool-usage';
 import { readStoreSizes, type StoreSizes } from './store-sizes';
-import { type CacheName, type MetricsSink, setMetricsSink, type WebhookOutcome } from './signals';
+import {
+  type CacheName,
+  type ImportItemCounts,
+  type ImportOutcome,
+  type MetricsSink,
+  setMetricsSink,
+  type WebhookOutcome,
+} from './signals';
 
 /** Seconds: from a cached read (0.5 ms) to the request time-out. */
 const REQUEST_BUCKETS = [
@@ -19,6 +26,8 @@ const QUERY_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 const WEBHOOK_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 /** A poll's cursor: caught up, seconds, minutes, hours, days behind. */
 const CURSOR_AGE_BUCKETS = [0, 1, 5, 15, 60, 300, 900, 3600, 21600, 86400, 604800];
+/** An import run: a 304 (tens of ms) to a 10 MiB feed written on a busy database (minutes). */
+const IMPORT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 /** Store sizes read at scrape time are reused this long (several scrapers, one query). */
 const STORE_SIZES_TTL_MS = 5000;
 
@@ -101,6 +110,31 @@ export class MetricsService implements MetricsSink, OnModuleInit, OnModuleDestro
     name: 'calendar_job_runs_total',
     help: 'Runs of periodic jobs by job and outcome (ok or failed).',
     labelNames: ['job', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly importRuns = new Counter({
+    name: 'calendar_import_runs_total',
+    help: 'iCalendar import runs by outcome (imported, not_modified, refused, fetch_failed, failed).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly importDurations = new Histogram({
+    name: 'calendar_import_run_duration_seconds',
+    help: 'Time of one import run (fetch, parse, write), by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: IMPORT_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly importItems = new Counter({
+    name: 'calendar_import_items_total',
+    help: 'VEVENTs of import runs by result (created, updated, unchanged, trashed, skipped).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  private readonly importLastSuccess = new Gauge({
+    name: 'calendar_import_last_success_timestamp_seconds',
+    help: 'When the last import run that imported a feed or found it unchanged ended (Unix time).',
     registers: [this.registry],
   });
 
@@ -191,6 +225,17 @@ export class MetricsService implements MetricsSink, OnModuleInit, OnModuleDestro
 
   databaseUnavailable(): void {
     this.unavailable.inc();
+  }
+
+  importRun(outcome: ImportOutcome, seconds: number, items: ImportItemCounts): void {
+    this.importRuns.inc({ outcome });
+    this.importDurations.observe({ outcome }, seconds);
+    for (const [result, count] of Object.entries(items)) {
+      if (count > 0) this.importItems.inc({ result }, count);
+    }
+    if (outcome === 'imported' || outcome === 'not_modified') {
+      this.importLastSuccess.setToCurrentTime();
+    }
   }
 
   private authorized(header: string | undefined): boolean {

@@ -11,6 +11,19 @@ export interface MetricsSink {
   jobRun(job: string, startedMs: number, seconds: number, failed: boolean): void;
   feedPoll(cursorAgeSeconds: number): void;
   databaseUnavailable(): void;
+  importRun(outcome: ImportOutcome, seconds: number, items: ImportItemCounts): void;
+}
+
+/** How an import run ended (label `outcome` of calendar_import_runs_total). */
+export type ImportOutcome = 'imported' | 'not_modified' | 'refused' | 'fetch_failed' | 'failed';
+
+/** A run's VEVENTs by what became of them (label `result` of calendar_import_items_total). */
+export interface ImportItemCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  trashed: number;
+  skipped: number;
 }
 
 /** The caches that report hits and misses (label `cache` of calendar_cache_lookups_total). */
@@ -59,6 +72,10 @@ export const signals = {
   },
   feedPoll(cursorAgeSeconds: number): void {
     sink?.feedPoll(cursorAgeSeconds);
+  },
+  /** One import run ended (docs/api.md "Imports"). */
+  importRun(outcome: ImportOutcome, seconds: number, items: ImportItemCounts): void {
+    sink?.importRun(outcome, seconds, items);
   },
   /** A request answered 503 because the database could not be reached. */
   databaseUnavailable(): void {

@@ -41,6 +41,8 @@ describe('API basics', () => {
           '/webhooks/{id}/deliveries',
           '/webhooks/{id}/deliveries/{delivery_id}/retry',
           '/webhooks/{id}/ping',
+          '/imports',
+          '/imports/{id}',
           '/events.ics',
           '/events/{id}.ics',
           '/events/by-slug/{slug}.ics',

@@ -51,6 +51,8 @@ const TABLES = [
   'event_translations',
   'events',
   'idempotency_keys',
+  'import_runs',
+  'imports',
   'organizer_translations',
   'organizers',
   'term_translations',
@@ -89,6 +91,11 @@ const KEY_INDEXES: Record<string, [string, string[], boolean][]> = {
     ['uq_event_translations_slug', ['language', 'slug'], true],
   ],
   idempotency_keys: [['idx_idempotency_keys_expires', ['expires_at'], false]],
+  imports: [
+    ['uq_imports_feed_source', ['feed_source'], true],
+    ['idx_imports_due', ['next_run_ms'], false],
+  ],
+  import_runs: [['idx_import_runs_import', ['import_id', 'id'], false]],
   event_terms: [['idx_event_terms_term', ['term_id', 'event_id'], false]],
   event_organizers: [['idx_event_organizers_organizer', ['organizer_id', 'event_id'], false]],
   venues: [

@@ -10,6 +10,9 @@ import { signals } from '../../metrics/signals';
 export class PeriodicTask {
   private timers: NodeJS.Timeout[] = [];
   private running?: Promise<void>;
+  /** runNow() came while a run was going: one more run follows it. */
+  private again = false;
+  private started = false;
 
   constructor(
     private readonly work: () => Promise<unknown>,
@@ -19,13 +22,32 @@ export class PeriodicTask {
   ) {}
 
   start(firstDelayMs: number, intervalMs: number): void {
-    const run = () => {
-      this.running ??= this.measured().finally(() => (this.running = undefined));
-    };
+    this.started = true;
+    const run = () => this.run();
     if (firstDelayMs === 0) run();
     else this.timers.push(setTimeout(run, firstDelayMs));
     this.timers.push(setInterval(run, intervalMs));
     for (const timer of this.timers) timer.unref();
+  }
+
+  /**
+   * A run now, without waiting for the timer (new work arrived); when one is
+   * going, one more follows it. Nothing once stopped, or before start().
+   */
+  runNow(): void {
+    if (!this.started) return;
+    if (this.running) this.again = true;
+    else this.run();
+  }
+
+  private run(): void {
+    this.running ??= this.measured().finally(() => {
+      this.running = undefined;
+      if (this.again && this.started) {
+        this.again = false;
+        this.run();
+      }
+    });
   }
 
   private async measured(): Promise<void> {
@@ -43,6 +65,8 @@ export class PeriodicTask {
   }
 
   async stop(): Promise<void> {
+    this.started = false;
+    this.again = false;
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     await this.running;

@@ -15,6 +15,7 @@ import { EventLinkedModified1765470000000 } from './1765470000000-event-linked-m
 import { ExternalKeys1765600000000 } from './1765600000000-external-keys';
 import { ContentFullTextSearch1765650000000 } from './1765650000000-content-full-text-search';
 import { ImportHash1765700000000 } from './1765700000000-import-hash';
+import { Imports1765800000000 } from './1765800000000-imports';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   ExternalKeys1765600000000,
   ContentFullTextSearch1765650000000,
   ImportHash1765700000000,
+  Imports1765800000000,
 ];

@@ -83,6 +83,10 @@ export function fixOperation(path: string, method: string, operation: Schema): v
     // Forms are read like JSON (WordPress clients send them).
     operation.requestBody.content['application/x-www-form-urlencoded'] = { schema: body.schema };
   }
+  const calendar = operation.requestBody?.content?.['text/calendar'];
+  // An uploaded iCalendar file (POST /imports) is a document, not the JSON body's fields.
+  if (calendar)
+    calendar.schema = { type: 'string', description: 'RFC 5545 iCalendar, at most 10 MiB.' };
 }
 
 /** Adds a header parameter once (the iCalendar routes declare If-None-Match themselves). */

@@ -100,6 +100,10 @@ const CLOSED_SCHEMAS = [
   'ImageDto',
   'ErrorBodyDto',
   'ErrorDataDto',
+  'ImportRecordDto',
+  'ImportWithRunsDto',
+  'ImportRunDto',
+  'SkippedVeventDto',
 ];
 
 export function fixSchemas(schemas: Record<string, Schema>): void {
