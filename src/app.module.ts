@@ -32,6 +32,7 @@ import { ChangesModule } from './changes/changes.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { MetricsModule } from './metrics/metrics.module';
+import { BatchModule } from './batch/batch.module';
 
 @Module({
   imports: [
@@ -64,6 +65,7 @@ import { MetricsModule } from './metrics/metrics.module';
     WebhooksModule,
     ChangesModule,
     IdempotencyModule,
+    BatchModule,
   ],
   // Every global enhancer, in the order it runs (docs/architecture.md). Registered here, not in
   // main.ts, so e2e tests that import AppModule behave like production.
