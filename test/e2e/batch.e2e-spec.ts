@@ -321,6 +321,27 @@ describe('batches', () => {
   });
 
   describe('limits', () => {
+    it('are declared in /doc, with the answer (every answer of this suite is checked against it)', async () => {
+      const doc = (await ctx.t.http().get(`${API}/doc`).expect(200)).body as {
+        paths: Record<string, Record<string, any>>;
+        components: { schemas: Record<string, any> };
+      };
+      const post = doc.paths['/batch'].post;
+      expect(post.security).toEqual([{ bearer: [] }]);
+      expect(post.responses['200'].content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/BatchAnswerDto',
+      });
+      const request = doc.components.schemas.BatchRequestDto;
+      expect(request.required).toEqual(['operations']);
+      expect(request.properties.operations).toMatchObject({ minItems: 1, maxItems: 100 });
+      expect(doc.components.schemas.BatchOperationDto.properties.method.enum).toEqual([
+        'POST',
+        'PUT',
+        'PATCH',
+        'DELETE',
+      ]);
+    });
+
     it('takes 100 operations, not 101', async () => {
       const hundred = Array.from({ length: 100 }, (_, i) => createVenue(`Venue ${i}`));
       const answer = await answerOf({ operations: hundred });
