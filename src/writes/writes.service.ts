@@ -63,19 +63,26 @@ export class Writes {
 
   /**
    * Steps 1 to 3 in an atomic batch's transaction, with a unit of the write's
-   * own (its kept rows, its request); the batch's unit adopts what is left.
-   * No retry here: a conflict fails the batch's transaction, which is retried whole.
+   * own (its kept rows, its request), in a savepoint: a write that fails
+   * leaves nothing behind, as its own transaction would, also when its caller
+   * goes on (an upsert that lost a race). The batch's unit adopts what is
+   * left. No retry here: a conflict fails the batch's transaction, which is retried whole.
    */
   private async join<R>(
     batch: BatchTransaction,
     request: WriteRequest,
     work: (unit: WriteUnit) => Promise<R>,
   ): Promise<R> {
-    const unit = new WriteUnit(batch.unit.manager, request);
-    const answer = await work(unit);
+    let unit!: WriteUnit;
+    const answer = await batch.unit.manager.transaction(async (manager) => {
+      unit = new WriteUnit(manager, request);
+      const result = await work(unit);
+      const changes = unit.changes();
+      if (changes.length > 0) await this.tracker.announce(unit, changes);
+      if (request.claim?.active) await request.claim.markCommitted(unit.manager);
+      return result;
+    });
     const changes = unit.changes();
-    if (changes.length > 0) await this.tracker.announce(unit, changes);
-    if (request.claim?.active) await request.claim.markCommitted(unit.manager);
     batch.unit.adopt(unit);
     // The batch's COMMIT bumps the version with these changes; a rollback changed nothing.
     if (changes.length > 0) request.bumps?.committedWithBump();

@@ -24,6 +24,18 @@ function fakeDatabase(log: string[], failFirstAttempts = 0) {
             sql.startsWith('UPDATE change_state') ? { insertId: 100 + Number(params[0]) } : [],
           );
         },
+        // A transaction inside this one: a savepoint on the same connection.
+        transaction: async (nested: (same: EntityManager) => Promise<unknown>) => {
+          log.push('SAVEPOINT');
+          try {
+            const result = await nested(manager);
+            log.push('RELEASE SAVEPOINT');
+            return result;
+          } catch (error) {
+            log.push('ROLLBACK TO SAVEPOINT');
+            throw error;
+          }
+        },
       } as unknown as EntityManager;
       managers.push(manager);
       log.push('BEGIN');
@@ -269,10 +281,14 @@ describe('Writes (the commit pipeline)', () => {
       expect(heard).toEqual([[created(1)], [created(1), created(2)]]);
       expect(log).toEqual([
         'BEGIN',
+        'SAVEPOINT',
         'operation 0',
         'listener operation',
+        'RELEASE SAVEPOINT',
+        'SAVEPOINT',
         'operation 1',
         'listener operation',
+        'RELEASE SAVEPOINT',
         'claim committed',
         'UPDATE change_state',
         'INSERT INTO',
@@ -301,7 +317,41 @@ describe('Writes (the commit pipeline)', () => {
           throw new Error('operation 2 failed');
         }),
       ).rejects.toThrow('operation 2 failed');
-      expect(log).toEqual(['BEGIN', 'ROLLBACK']);
+      expect(log).toEqual(['BEGIN', 'SAVEPOINT', 'RELEASE SAVEPOINT', 'ROLLBACK']);
+    });
+
+    it('a joined write that fails is rolled back to its savepoint and leaves no change, even when its caller goes on', async () => {
+      const log: string[] = [];
+      const { writes } = pipeline(log);
+      const heard: number[] = [];
+      await writes.run(undefined, async (batchUnit) => {
+        const batch = new BatchTransaction(batchUnit);
+        await writes
+          .run({ batch }, (unit) => {
+            unit.record([created(1)]);
+            unit.afterCommit(() => heard.push(1));
+            return Promise.reject(new Error('rest_external_id_taken'));
+          })
+          .catch(() => undefined);
+        await writes.run({ batch }, (unit) => {
+          unit.record([created(2)]);
+          unit.afterCommit(() => heard.push(2));
+          return Promise.resolve();
+        });
+        await batch.settle();
+        expect(batchUnit.changesToNumber()).toEqual([created(2)]);
+      });
+      expect(heard).toEqual([2]);
+      expect(log).toEqual([
+        'BEGIN',
+        'SAVEPOINT',
+        'ROLLBACK TO SAVEPOINT',
+        'SAVEPOINT',
+        'RELEASE SAVEPOINT',
+        'UPDATE change_state',
+        'INSERT INTO',
+        'COMMIT',
+      ]);
     });
 
     it('a deadlock in a joined write retries the whole batch transaction', async () => {
@@ -321,7 +371,16 @@ describe('Writes (the commit pipeline)', () => {
         await batch.settle();
       });
       expect(attempts).toBe(2);
-      expect(log).toEqual(['BEGIN', 'ROLLBACK', 'BEGIN', 'COMMIT']);
+      expect(log).toEqual([
+        'BEGIN',
+        'SAVEPOINT',
+        'ROLLBACK TO SAVEPOINT',
+        'ROLLBACK',
+        'BEGIN',
+        'SAVEPOINT',
+        'RELEASE SAVEPOINT',
+        'COMMIT',
+      ]);
     });
   });
 });
