@@ -7,8 +7,13 @@ import { BatchTransaction } from '../writes/batch-transaction';
 import { Writes } from '../writes/writes.service';
 import { isBatchPath } from './batch-paths';
 import type { BatchAnswerDto } from './dto/batch-answer.dto';
-import type { BatchOperationDto, BatchRequestDto } from './dto/batch-request.dto';
-import { OperationAnswer, OperationDispatcher } from './operation-dispatcher';
+import {
+  type BatchOperationDto,
+  type BatchRequestDto,
+  MAX_HEADER_VALUE,
+  OPERATION_HEADERS,
+} from './dto/batch-request.dto';
+import { OperationAnswer, OperationDispatcher, OperationRequest } from './operation-dispatcher';
 
 /** An operation of an atomic batch failed: its transaction rolls back with this. */
 class AtomicBatchFailed extends Error {
@@ -39,16 +44,16 @@ export class BatchService {
     // The batch itself needs a token; what each operation may do is its route's question.
     if (!ctx.user) throw ApiError.unauthorized();
     const atomic = body.atomic === true;
-    checkOperations(body.operations, atomic);
-    if (atomic) return this.runAtomic(body.operations, ctx, req);
+    const operations = operationRequests(body.operations, atomic);
+    if (atomic) return this.runAtomic(operations, ctx, req);
     const results: OperationAnswer[] = [];
-    for (const operation of body.operations)
+    for (const operation of operations)
       results.push(await this.dispatcher.dispatch(operation, req, {}));
     return { atomic: false, failed_operation: null, results };
   }
 
   private async runAtomic(
-    operations: BatchOperationDto[],
+    operations: OperationRequest[],
     ctx: RequestContext,
     req: Request,
   ): Promise<BatchAnswerDto> {
@@ -74,21 +79,33 @@ export class BatchService {
 }
 
 /**
- * What the batch's envelope must hold beyond its DTO: paths of the batch
- * collections, and no per-operation Idempotency-Key in an atomic batch (its
+ * The operations as the dispatcher takes them, once the envelope holds what
+ * its DTO cannot say: paths of the batch collections, header names it knows
+ * (in any case), and no per-operation Idempotency-Key in an atomic batch (its
  * claim would need a transaction of its own while the batch holds one).
  */
-function checkOperations(operations: BatchOperationDto[], atomic: boolean): void {
+function operationRequests(operations: BatchOperationDto[], atomic: boolean): OperationRequest[] {
   const invalid: Record<string, InvalidReason> = {};
   const reject = (name: string, reason: string) => {
     invalid[name] ??= { reason, args: { name } };
   };
-  for (const [index, operation] of operations.entries()) {
-    if (!isBatchPath(operation.path)) reject(`operations.${index}.path`, 'isBatchPath');
-    if (atomic && operation.headers?.['Idempotency-Key'] !== undefined)
-      reject(`operations.${index}.headers.Idempotency-Key`, 'notInAtomicBatch');
-  }
+  const requests = operations.map((operation, index): OperationRequest => {
+    const at = `operations.${index}`;
+    if (!isBatchPath(operation.path)) reject(`${at}.path`, 'isBatchPath');
+    const headers: OperationRequest['headers'] = {};
+    for (const [name, value] of Object.entries(operation.headers ?? {})) {
+      const known = OPERATION_HEADERS.find((header) => header === name.toLowerCase());
+      const field = `${at}.headers.${name}`;
+      if (!known || headers[known] !== undefined) reject(field, 'isOperationHeader');
+      else if (typeof value !== 'string') reject(field, 'isString');
+      else if (value.length > MAX_HEADER_VALUE) reject(field, 'maxLength');
+      else if (atomic && known === 'idempotency-key') reject(field, 'notInAtomicBatch');
+      else headers[known] = value;
+    }
+    return { method: operation.method, path: operation.path, body: operation.body, headers };
+  });
   if (Object.keys(invalid).length > 0) throw new ApiError('rest_invalid_param', { invalid });
+  return requests;
 }
 
 /** The answer of a rolled-back atomic batch: the failure as it was, 424 for the others. */

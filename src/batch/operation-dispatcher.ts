@@ -6,7 +6,17 @@ import { EventEmitter } from 'node:events';
 import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { WriteRequest, WriteRequestHolder } from '../common/http/write-request';
 import { appConfig } from '../config/app.config';
-import type { BatchOperationDto } from './dto/batch-request.dto';
+import type { BatchMethod, OperationHeader } from './dto/batch-request.dto';
+
+/** One operation as the batch checked it. */
+export interface OperationRequest {
+  method: BatchMethod;
+  /** Under {api}, with its query (batch-paths.ts). */
+  path: string;
+  body?: Record<string, unknown>;
+  /** Its own request headers, by lower-case name. */
+  headers: Partial<Record<OperationHeader, string>>;
+}
 
 /** What an operation answered. */
 export interface OperationAnswer {
@@ -63,7 +73,7 @@ export class OperationDispatcher {
    * batch's transaction), which the interceptors then fill in.
    */
   dispatch(
-    operation: BatchOperationDto,
+    operation: OperationRequest,
     from: Request,
     write: WriteRequest,
   ): Promise<OperationAnswer> {
@@ -80,7 +90,7 @@ export class OperationDispatcher {
     });
   }
 
-  private requestFor(operation: BatchOperationDto, from: Request): IncomingMessage {
+  private requestFor(operation: OperationRequest, from: Request): IncomingMessage {
     // The batch's client address and scheme, for the rate limit and the URLs records carry.
     const socket = Object.assign(new EventEmitter(), {
       remoteAddress: from.socket.remoteAddress,
@@ -88,6 +98,8 @@ export class OperationDispatcher {
       encrypted: (from.socket as { encrypted?: boolean }).encrypted === true,
       readable: false,
       writable: false,
+      // Nothing to close: what would end a connection (a late error) has nothing to end.
+      destroy: () => undefined,
     });
     const req = new IncomingMessage(socket as never);
     const headers: IncomingHttpHeaders = {};
@@ -95,9 +107,7 @@ export class OperationDispatcher {
       const value = from.headers[name];
       if (value !== undefined) headers[name] = value;
     }
-    const own = operation.headers ?? {};
-    if (own['If-Match'] !== undefined) headers['if-match'] = own['If-Match'];
-    if (own['Idempotency-Key'] !== undefined) headers['idempotency-key'] = own['Idempotency-Key'];
+    Object.assign(headers, operation.headers);
     if (operation.body !== undefined) headers['content-type'] = 'application/json';
     req.method = operation.method;
     req.url = `${this.config.apiPath}${operation.path}`;

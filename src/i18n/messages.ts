@@ -199,6 +199,10 @@ export const REASON_MESSAGES = {
     en: '{name} must be a path under the namespace in events, venues, organizers, categories or tags, such as /events/7 (no URL, "..", fragment or unencoded character).',
     nl: '{name} moet een pad onder de namespace zijn in events, venues, organizers, categories of tags, zoals /events/7 (geen URL, "..", fragment of niet-gecodeerd teken).',
   },
+  isOperationHeader: {
+    en: '{name} is not a header an operation may carry (If-Match, Idempotency-Key, each once).',
+    nl: '{name} is geen header die een bewerking mag meegeven (If-Match, Idempotency-Key, elk één keer).',
+  },
   notInAtomicBatch: {
     en: '{name} cannot be given per operation in an atomic batch; send one Idempotency-Key with the batch.',
     nl: '{name} kan niet per bewerking worden meegegeven in een atomaire batch; stuur één Idempotency-Key met de batch mee.',

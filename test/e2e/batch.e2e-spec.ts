@@ -252,7 +252,8 @@ describe('batches', () => {
             method: 'PATCH',
             path: `/venues/${id}`,
             body: { city: 'Den Haag' },
-            headers: { 'If-Match': tag },
+            // Header names in any case, as in HTTP.
+            headers: { 'if-match': tag },
           },
           {
             method: 'PATCH',
@@ -367,6 +368,16 @@ describe('batches', () => {
       ],
       ['a route outside the collections', { method: 'POST', path: '/webhooks', body: {} }, 'path'],
       ['a read', { method: 'GET', path: '/venues' }, 'method'],
+      [
+        'a header of its own other than If-Match and Idempotency-Key',
+        { method: 'POST', path: '/venues', body: {}, headers: { Authorization: 'Bearer x' } },
+        'headers.Authorization',
+      ],
+      [
+        'a header value that is no string',
+        { method: 'POST', path: '/venues', body: {}, headers: { 'If-Match': 7 } },
+        'headers.If-Match',
+      ],
       ['a body that is no object', { method: 'POST', path: '/venues', body: [1] }, 'body'],
     ])('refuses %s, running nothing', async (_name, operation, field) => {
       const res = await batch({ operations: [createVenue('Tivoli'), operation] }).expect(400);

@@ -18,30 +18,14 @@ import {
 export const MAX_BATCH_OPERATIONS = 100;
 /** Characters of an operation's path, query included. */
 export const MAX_OPERATION_PATH = 2000;
+/** Characters of an operation's header value. */
+export const MAX_HEADER_VALUE = 1000;
+/** The request headers an operation may carry of its own, by lower-case name. */
+export const OPERATION_HEADERS = ['if-match', 'idempotency-key'] as const;
+export type OperationHeader = (typeof OPERATION_HEADERS)[number];
 /** The methods an operation may use: writes only. */
 export const BATCH_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type BatchMethod = (typeof BATCH_METHODS)[number];
-
-/** The request headers an operation may carry of its own (the batch's others apply to all). */
-export class BatchOperationHeadersDto {
-  /** As on the route alone (docs/api.md §11). */
-  @ApiPropertyOptional({
-    type: 'string',
-    maxLength: 1000,
-    example: '"q3Jq0n3H0b1mRkV3Y8tJb2x9d1A"',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(1000)
-  'If-Match'?: string;
-
-  /** As on the route alone (docs/api.md §13); not in an atomic batch (send one with the batch). */
-  @ApiPropertyOptional({ type: 'string', maxLength: 255, example: 'import-2026-11-28-0001' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(255)
-  'Idempotency-Key'?: string;
-}
 
 /** One write, as it would be sent alone. */
 export class BatchOperationDto {
@@ -67,12 +51,26 @@ export class BatchOperationDto {
   @IsObject()
   body?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: BatchOperationHeadersDto })
+  /**
+   * The request headers of its own: `If-Match` (docs/api.md §11) and
+   * `Idempotency-Key` (§13, not in an atomic batch), names in any case; any
+   * other name is refused. The batch's other headers hold for every operation.
+   */
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: {
+      'If-Match': {
+        type: 'string',
+        maxLength: MAX_HEADER_VALUE,
+        example: '"q3Jq0n3H0b1mRkV3Y8tJb2x9d1A"',
+      },
+      'Idempotency-Key': { type: 'string', maxLength: MAX_HEADER_VALUE, example: 'import-0001' },
+    },
+    additionalProperties: false,
+  })
   @IsOptional()
   @IsObject()
-  @ValidateNested()
-  @Type(() => BatchOperationHeadersDto)
-  headers?: BatchOperationHeadersDto;
+  headers?: Record<string, unknown>;
 }
 
 /** `POST {api}/batch` (docs/api.md §18). */
