@@ -18,7 +18,7 @@ export class BatchResultDto {
   })
   headers: Record<string, string>;
 
-  /** Its JSON body (a record, a deletion's answer or an error body); null when it had none. */
+  /** Its JSON body (a record, a deletion's answer or an error body, ErrorBodyDto); null when it had none. */
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
   body: Record<string, unknown> | null;
 }
