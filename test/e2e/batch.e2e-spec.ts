@@ -51,12 +51,13 @@ describe('batches', () => {
     ctx.t.http().post(`${API}/batch`).set(headers).send(body);
   const answerOf = async (body: object, headers?: Record<string, string>) =>
     (await batch(body, headers).expect(200)).body as Answer;
+  /** The names of every venue, in ID order (one language is written here). */
   const venueNames = async () =>
     (
-      (await ctx.t.dataSource.query('SELECT venue FROM venues ORDER BY id')) as Array<{
-        venue: string;
-      }>
-    ).map((row) => row.venue);
+      (await ctx.t.dataSource.query(
+        'SELECT name FROM venue_translations ORDER BY venue_id',
+      )) as Array<{ name: string }>
+    ).map((row) => row.name);
   const readVenue = (id: unknown) =>
     ctx.t
       .http()
