@@ -1,3 +1,4 @@
+import { preReadManager } from '../common/http/write-request';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, ObjectLiteral } from 'typeorm';
@@ -79,8 +80,12 @@ export class ExternalKeyUpserts {
     key: ExternalKey,
     ctx: RequestContext,
   ): Promise<number | undefined> {
-    const batch = ctx.write?.batch;
-    if (batch) return findByExternalKey(batch.unit.manager, target.entity, key);
+    if (ctx.write?.batch)
+      return findByExternalKey(
+        preReadManager(ctx.write, this.dataSource.manager),
+        target.entity,
+        key,
+      );
     return committedRead(this.dataSource, () =>
       findByExternalKey(this.dataSource.manager, target.entity, key),
     );

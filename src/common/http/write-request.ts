@@ -32,6 +32,18 @@ export interface WriteRequest {
   batch?: BatchTransaction;
 }
 
+/**
+ * Where a write reads before its transaction (the record to authorise, a key
+ * to look up): the pool, or in an atomic batch (docs/api.md §18) the batch's
+ * transaction, so that an operation sees what the operations before it wrote.
+ */
+export function preReadManager(
+  write: WriteRequest | undefined,
+  pool: EntityManager,
+): EntityManager {
+  return write?.batch?.unit.manager ?? pool;
+}
+
 /** A request that carries its WriteRequest (set by the interceptors, read by requestContextOf). */
 export interface WriteRequestHolder {
   writeRequest?: WriteRequest;
