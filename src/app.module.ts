@@ -34,6 +34,7 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { ImportWriterModule } from './imports/import-writer.module';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { MetricsModule } from './metrics/metrics.module';
+import { BatchModule } from './batch/batch.module';
 
 @Module({
   imports: [
@@ -69,6 +70,7 @@ import { MetricsModule } from './metrics/metrics.module';
     IdempotencyModule,
     // The imports resource imports it too; here so the writer runs without routes (tests, benches).
     ImportWriterModule,
+    BatchModule,
   ],
   // Every global enhancer, in the order it runs (docs/architecture.md). Registered here, not in
   // main.ts, so e2e tests that import AppModule behave like production.

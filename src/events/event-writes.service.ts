@@ -1,3 +1,4 @@
+import { preReadManager } from '../common/http/write-request';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -135,7 +136,12 @@ export class EventWrites {
     input: UpdateEventDto,
     ctx: RequestContext,
   ): Promise<Tagged<EventRecord>> {
-    const current = await findPostOrFail(this.dataSource.manager, EVENTS, ref, ctx.language);
+    const current = await findPostOrFail(
+      preReadManager(ctx.write, this.dataSource.manager),
+      EVENTS,
+      ref,
+      ctx.language,
+    );
     assertCanEdit(ctx.user, current);
     const post = postColumns(input, ctx, this.config.siteTimezone, false);
     return this.writes.run(ctx.write, async (unit) => {
@@ -217,7 +223,12 @@ export class EventWrites {
     force: boolean | undefined,
     ctx: RequestContext,
   ): Promise<Tagged<EventRecord>> {
-    const event = await findPostOrFail(this.dataSource.manager, EVENTS, ref, ctx.language);
+    const event = await findPostOrFail(
+      preReadManager(ctx.write, this.dataSource.manager),
+      EVENTS,
+      ref,
+      ctx.language,
+    );
     assertCanEdit(ctx.user, event);
     if (force && !AccessPolicy.canForceDelete(ctx.user)) throw ApiError.forbidden();
     if (!force && event.status === 'trash') throw new ApiError('event-is-in-trash');

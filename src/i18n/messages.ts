@@ -139,6 +139,14 @@ export const ERROR_MESSAGES: Catalogue<ErrorKey> = {
     en: 'A request with this Idempotency-Key is still running; try again shortly.',
     nl: 'Een verzoek met deze Idempotency-Key loopt nog; probeer het zo opnieuw.',
   },
+  rest_batch_rolled_back: {
+    en: 'Rolled back: operation {failed} of the atomic batch failed, so none was applied.',
+    nl: 'Teruggedraaid: bewerking {failed} van de atomaire batch mislukte, dus geen enkele is uitgevoerd.',
+  },
+  rest_batch_not_executed: {
+    en: 'Not run: operation {failed} of the atomic batch failed before it.',
+    nl: 'Niet uitgevoerd: bewerking {failed} van de atomaire batch mislukte eerder.',
+  },
   rest_payload_too_large: {
     en: 'The request body is larger than the limit of {limit}.',
     nl: 'De body van het verzoek is groter dan de limiet van {limit}.',
@@ -194,6 +202,19 @@ export const REASON_MESSAGES = {
     nl: '{name} is geen geldige Unicode (een los surrogaat).',
   },
   arrayMaxSize: { en: '{name} has too many items.', nl: '{name} heeft te veel elementen.' },
+  arrayMinSize: { en: '{name} has too few items.', nl: '{name} heeft te weinig elementen.' },
+  isBatchPath: {
+    en: '{name} must be a path under the namespace in events, venues, organizers, categories or tags, such as /events/7 (no URL, "..", fragment or unencoded character).',
+    nl: '{name} moet een pad onder de namespace zijn in events, venues, organizers, categories of tags, zoals /events/7 (geen URL, "..", fragment of niet-gecodeerd teken).',
+  },
+  isOperationHeader: {
+    en: '{name} is not a header an operation may carry (If-Match, Idempotency-Key, each once).',
+    nl: '{name} is geen header die een bewerking mag meegeven (If-Match, Idempotency-Key, elk één keer).',
+  },
+  notInAtomicBatch: {
+    en: '{name} cannot be given per operation in an atomic batch; send one Idempotency-Key with the batch.',
+    nl: '{name} kan niet per bewerking worden meegegeven in een atomaire batch; stuur één Idempotency-Key met de batch mee.',
+  },
   percentEncoding: {
     en: '{name} has a part that is not valid percent-encoded UTF-8.',
     nl: '{name} heeft een deel dat geen geldige procentcodering van UTF-8 is.',

@@ -1,3 +1,4 @@
+import { preReadManager } from '../common/http/write-request';
 import type { OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { DataSource, EntityManager, FindOptionsWhere, In, Not } from 'typeorm';
@@ -45,8 +46,7 @@ export abstract class ContentService<
   T extends ContentTranslation,
   R extends { author: string; status: PostStatus },
   D extends object,
-> implements OnModuleInit
-{
+> implements OnModuleInit {
   protected constructor(
     protected readonly dataSource: DataSource,
     protected readonly config: ConfigType<typeof appConfig>,
@@ -110,7 +110,12 @@ export abstract class ContentService<
    */
   async update(ref: PostRef, input: D, ctx: RequestContext): Promise<Tagged<R>> {
     const write = this.kind.write(input);
-    const current = await findPostOrFail(this.dataSource.manager, this.kind, ref, ctx.language);
+    const current = await findPostOrFail(
+      preReadManager(ctx.write, this.dataSource.manager),
+      this.kind,
+      ref,
+      ctx.language,
+    );
     assertCanEdit(ctx.user, current);
     const columns = {
       ...write.columns,
@@ -142,7 +147,12 @@ export abstract class ContentService<
    */
   async remove(ref: PostRef, force: boolean | undefined, ctx: RequestContext): Promise<Tagged<R>> {
     const { kind } = this;
-    const item = await findPostOrFail(this.dataSource.manager, kind, ref, ctx.language);
+    const item = await findPostOrFail(
+      preReadManager(ctx.write, this.dataSource.manager),
+      kind,
+      ref,
+      ctx.language,
+    );
     assertCanEdit(ctx.user, item);
     if (force && !AccessPolicy.canForceDelete(ctx.user)) throw ApiError.forbidden();
     if (!force && item.status === 'trash') throw new ApiError(kind.errors.inTrash);
@@ -189,13 +199,19 @@ export abstract class ContentService<
     ctx: RequestContext,
     linked?: LinkedRecordStore,
   ): Promise<RecordsById> {
-    const records = await cachedRecords<object>(linked, linked?.[this.kind.collection], ids, (missing) =>
-      this.recordsByIds(missing, ctx),
+    const records = await cachedRecords<object>(
+      linked,
+      linked?.[this.kind.collection],
+      ids,
+      (missing) => this.recordsByIds(missing, ctx),
     );
     return new Map(
       [...records].filter(([, record]) => {
         const { author, status } = record as R;
-        return status !== 'trash' && AccessPolicy.canSeeItem(ctx.user, { authorId: Number(author), status });
+        return (
+          status !== 'trash' &&
+          AccessPolicy.canSeeItem(ctx.user, { authorId: Number(author), status })
+        );
       }),
     );
   }

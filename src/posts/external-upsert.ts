@@ -1,3 +1,4 @@
+import { preReadManager } from '../common/http/write-request';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, ObjectLiteral } from 'typeorm';
@@ -52,9 +53,7 @@ export class ExternalKeyUpserts {
     const input = { ...body, external_id: key } as D;
     for (let round = 1; ; round++) {
       const last = round >= MAX_ROUNDS;
-      const id = await committedRead(this.dataSource, () =>
-        findByExternalKey(this.dataSource.manager, target.entity, key),
-      );
+      const id = await this.lookUp(target, key, ctx);
       try {
         if (id !== undefined) {
           return { record: await target.writes.update({ id }, input, ctx), created: false };
@@ -69,6 +68,27 @@ export class ExternalKeyUpserts {
         if (!raced || last) throw error;
       }
     }
+  }
+
+  /**
+   * The record holding the key, as committed; in an atomic batch (docs/api.md
+   * §18), as the batch's transaction sees it, so a key written by an earlier
+   * operation is found (and SQLite's write queue, which the batch holds, is not waited on).
+   */
+  private lookUp(
+    target: UpsertTarget<unknown, unknown>,
+    key: ExternalKey,
+    ctx: RequestContext,
+  ): Promise<number | undefined> {
+    if (ctx.write?.batch)
+      return findByExternalKey(
+        preReadManager(ctx.write, this.dataSource.manager),
+        target.entity,
+        key,
+      );
+    return committedRead(this.dataSource, () =>
+      findByExternalKey(this.dataSource.manager, target.entity, key),
+    );
   }
 }
 

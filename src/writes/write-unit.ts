@@ -31,6 +31,8 @@ const logger = new Logger('WriteUnit');
  */
 export class WriteUnit {
   private readonly recorded: TrackedChange[] = [];
+  /** Changes of joined writes (an atomic batch's operations), already announced by them. */
+  private readonly adopted: TrackedChange[] = [];
   private readonly kept = new Map<KeptRows<unknown>, unknown>();
   private readonly committedWork: Array<() => void> = [];
 
@@ -51,9 +53,26 @@ export class WriteUnit {
     this.kept.clear();
   }
 
-  /** The recorded changes, one per record (mergeChanges). */
+  /** The recorded changes, one per record (mergeChanges): what the change listeners hear of. */
   changes(): TrackedChange[] {
     return mergeChanges(this.recorded);
+  }
+
+  /** What the transaction numbers: its own changes and those it adopted, one per record. */
+  changesToNumber(): TrackedChange[] {
+    return this.adopted.length === 0
+      ? this.changes()
+      : mergeChanges([...this.adopted, ...this.recorded]);
+  }
+
+  /**
+   * Takes over what a write joined to this unit's transaction (an atomic
+   * batch's operation, BatchTransaction) leaves for COMMIT: its changes,
+   * already announced, to number with this unit's, and its after-commit work.
+   */
+  adopt(joined: WriteUnit): void {
+    for (const change of joined.changes()) this.adopted.push(change);
+    this.committedWork.push(...joined.committedWork.splice(0));
   }
 
   /** Keeps `rows` in `slot` for later work of this attempt (see the class comment for when). */

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { WriteRequest } from '../common/http/write-request';
 import { writeTransaction } from '../database/write-transaction';
+import type { BatchTransaction } from './batch-transaction';
 import { ChangeTracker, CommittedChange } from './change-tracker';
 import { WriteUnit } from './write-unit';
 
@@ -17,6 +18,10 @@ import { WriteUnit } from './write-unit';
  * 5. COMMIT (writeTransaction: retried on conflicts, queued on SQLite);
  * 6. after COMMIT: the bump reported to the request's VersionBumps, the numbered changes to
  *    the feed's read-ahead, then the unit's own after-commit work (deliveries to the sender).
+ *
+ * A write of an atomic batch's operation (`request.batch`) joins the batch's
+ * transaction instead: steps 1 to 3 run for it there, and the batch's own
+ * run numbers its changes with the others' and commits them together.
  */
 @Injectable()
 export class Writes {
@@ -34,6 +39,7 @@ export class Writes {
     work: (unit: WriteUnit) => Promise<R>,
     options: { readCommitted?: boolean } = {},
   ): Promise<R> {
+    if (request?.batch) return request.batch.track(this.join(request.batch, request, work));
     let unit!: WriteUnit;
     let numbered: CommittedChange[] | undefined;
     const result = await writeTransaction(
@@ -55,11 +61,41 @@ export class Writes {
     return result;
   }
 
+  /**
+   * Steps 1 to 3 in an atomic batch's transaction, with a unit of the write's
+   * own (its kept rows, its request), in a savepoint: a write that fails
+   * leaves nothing behind, as its own transaction would, also when its caller
+   * goes on (an upsert that lost a race). The batch's unit adopts what is
+   * left. No retry here: a conflict fails the batch's transaction, which is retried whole.
+   */
+  private async join<R>(
+    batch: BatchTransaction,
+    request: WriteRequest,
+    work: (unit: WriteUnit) => Promise<R>,
+  ): Promise<R> {
+    let unit!: WriteUnit;
+    const answer = await batch.unit.manager.transaction(async (manager) => {
+      unit = new WriteUnit(manager, request);
+      const result = await work(unit);
+      const changes = unit.changes();
+      if (changes.length > 0) await this.tracker.announce(unit, changes);
+      if (request.claim?.active) await request.claim.markCommitted(unit.manager);
+      return result;
+    });
+    const changes = unit.changes();
+    batch.unit.adopt(unit);
+    // The batch's COMMIT bumps the version with these changes; a rollback changed nothing.
+    if (changes.length > 0) request.bumps?.committedWithBump();
+    else request.bumps?.committingWithoutBump();
+    return answer;
+  }
+
   /** Steps 2 to 4, the transaction's last statements; the numbered changes, if any. */
   private async beforeCommit(unit: WriteUnit): Promise<CommittedChange[] | undefined> {
-    const changes = unit.changes();
+    const own = unit.changes();
+    const changes = unit.changesToNumber();
     const { claim, bumps } = unit.request ?? {};
-    if (changes.length > 0) await this.tracker.announce(unit, changes);
+    if (own.length > 0) await this.tracker.announce(unit, own);
     if (claim?.active) await claim.markCommitted(unit.manager);
     if (changes.length === 0) {
       // Reported before COMMIT: a write whose COMMIT reply is lost may still have committed.

@@ -47,6 +47,7 @@ describe('API basics', () => {
           '/events/{id}.ics',
           '/events/by-slug/{slug}.ics',
           '/changes',
+          '/batch',
         ]
           .map((path) => `/calendar/events/v1${path}`)
           .sort(),

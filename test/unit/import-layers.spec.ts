@@ -13,7 +13,7 @@ const SRC = resolve(__dirname, '../../src');
 
 /** Highest first; folders on one line are peers and may import each other. */
 const LEVELS: ReadonlyArray<readonly string[]> = [
-  ['ical', 'webhooks', 'imports', 'idempotency', 'index', 'health'],
+  ['ical', 'webhooks', 'imports', 'idempotency', 'index', 'health', 'batch'],
   ['changes'],
   ['events'],
   ['venues', 'organizers', 'terms', 'categories', 'tags'],

@@ -3,6 +3,7 @@ import type { ConfigType } from '@nestjs/config';
 import { VersionBumps } from '../../src/common/cache/version-bumps';
 import type { WriteClaim } from '../../src/common/http/write-request';
 import type { appConfig } from '../../src/config/app.config';
+import { BatchTransaction } from '../../src/writes/batch-transaction';
 import { ChangeTracker, type TrackedChange } from '../../src/writes/change-tracker';
 import { KeptRows, WriteUnit } from '../../src/writes/write-unit';
 import { Writes } from '../../src/writes/writes.service';
@@ -22,6 +23,18 @@ function fakeDatabase(log: string[], failFirstAttempts = 0) {
           return Promise.resolve(
             sql.startsWith('UPDATE change_state') ? { insertId: 100 + Number(params[0]) } : [],
           );
+        },
+        // A transaction inside this one: a savepoint on the same connection.
+        transaction: async (nested: (same: EntityManager) => Promise<unknown>) => {
+          log.push('SAVEPOINT');
+          try {
+            const result = await nested(manager);
+            log.push('RELEASE SAVEPOINT');
+            return result;
+          } catch (error) {
+            log.push('ROLLBACK TO SAVEPOINT');
+            throw error;
+          }
         },
       } as unknown as EntityManager;
       managers.push(manager);
@@ -232,5 +245,142 @@ describe('Writes (the commit pipeline)', () => {
     const { writes } = pipeline(log);
     await writes.run({ claim: claim(log, false) }, () => Promise.resolve());
     expect(log).toEqual(['BEGIN', 'COMMIT']);
+  });
+
+  describe('writes joined to an atomic batch (docs/api.md §18)', () => {
+    it('run in the batch transaction, are announced each, and are numbered, bumped and committed once with it', async () => {
+      const log: string[] = [];
+      const { writes, tracker, managers } = pipeline(log);
+      const heard: TrackedChange[][] = [];
+      tracker.subscribe({
+        onChanges: (unit, changes) => {
+          heard.push([...changes]);
+          log.push(`listener ${unit.request === undefined ? 'batch' : 'operation'}`);
+          return Promise.resolve();
+        },
+      });
+      tracker.onCommitted((numbered) =>
+        log.push(`feed ${numbered.map((c) => `${c.id}@${c.seq}`).join(',')}`),
+      );
+      const batchBumps = new VersionBumps();
+      const operationBumps = [new VersionBumps(), new VersionBumps()];
+      await writes.run({ claim: claim(log), bumps: batchBumps }, async (batchUnit) => {
+        const batch = new BatchTransaction(batchUnit);
+        for (const [i, bumps] of operationBumps.entries()) {
+          await writes.run({ bumps, batch }, (unit) => {
+            expect(unit.manager).toBe(batchUnit.manager);
+            log.push(`operation ${i}`);
+            unit.record([created(1), ...(i === 1 ? [created(2)] : [])]);
+            unit.afterCommit(() => log.push(`deliveries ${i}`));
+            return Promise.resolve();
+          });
+          await batch.settle();
+        }
+      });
+      expect(managers).toHaveLength(1);
+      expect(heard).toEqual([[created(1)], [created(1), created(2)]]);
+      expect(log).toEqual([
+        'BEGIN',
+        'SAVEPOINT',
+        'operation 0',
+        'listener operation',
+        'RELEASE SAVEPOINT',
+        'SAVEPOINT',
+        'operation 1',
+        'listener operation',
+        'RELEASE SAVEPOINT',
+        'claim committed',
+        'UPDATE change_state',
+        'INSERT INTO',
+        'COMMIT',
+        'feed 1@101,2@102',
+        'deliveries 0',
+        'deliveries 1',
+      ]);
+      // Neither the operations nor the batch owe the version a bump of their own.
+      expect(operationBumps.map((bumps) => bumps.owed(201))).toEqual([false, false]);
+      expect(batchBumps.owed(200)).toBe(false);
+    });
+
+    it('a ROLLBACK of the batch discards every joined write: no numbering, no after-commit work', async () => {
+      const log: string[] = [];
+      const { writes, tracker } = pipeline(log);
+      tracker.onCommitted(() => log.push('feed'));
+      await expect(
+        writes.run(undefined, async (batchUnit) => {
+          const batch = new BatchTransaction(batchUnit);
+          await writes.run({ batch }, (unit) => {
+            unit.record([created(1)]);
+            unit.afterCommit(() => log.push('deliveries'));
+            return Promise.resolve();
+          });
+          throw new Error('operation 2 failed');
+        }),
+      ).rejects.toThrow('operation 2 failed');
+      expect(log).toEqual(['BEGIN', 'SAVEPOINT', 'RELEASE SAVEPOINT', 'ROLLBACK']);
+    });
+
+    it('a joined write that fails is rolled back to its savepoint and leaves no change, even when its caller goes on', async () => {
+      const log: string[] = [];
+      const { writes } = pipeline(log);
+      const heard: number[] = [];
+      await writes.run(undefined, async (batchUnit) => {
+        const batch = new BatchTransaction(batchUnit);
+        await writes
+          .run({ batch }, (unit) => {
+            unit.record([created(1)]);
+            unit.afterCommit(() => heard.push(1));
+            return Promise.reject(new Error('rest_external_id_taken'));
+          })
+          .catch(() => undefined);
+        await writes.run({ batch }, (unit) => {
+          unit.record([created(2)]);
+          unit.afterCommit(() => heard.push(2));
+          return Promise.resolve();
+        });
+        await batch.settle();
+        expect(batchUnit.changesToNumber()).toEqual([created(2)]);
+      });
+      expect(heard).toEqual([2]);
+      expect(log).toEqual([
+        'BEGIN',
+        'SAVEPOINT',
+        'ROLLBACK TO SAVEPOINT',
+        'SAVEPOINT',
+        'RELEASE SAVEPOINT',
+        'UPDATE change_state',
+        'INSERT INTO',
+        'COMMIT',
+      ]);
+    });
+
+    it('a deadlock in a joined write retries the whole batch transaction', async () => {
+      const log: string[] = [];
+      const { writes } = pipeline(log);
+      let attempts = 0;
+      await writes.run(undefined, async (batchUnit) => {
+        attempts++;
+        const batch = new BatchTransaction(batchUnit);
+        const joined = writes.run({ batch }, () =>
+          attempts === 1
+            ? Promise.reject(Object.assign(new Error('deadlock'), { code: 'ER_LOCK_DEADLOCK' }))
+            : Promise.resolve(),
+        );
+        // The operation's route turns the failure into its answer; the batch learns of it here.
+        await joined.catch(() => undefined);
+        await batch.settle();
+      });
+      expect(attempts).toBe(2);
+      expect(log).toEqual([
+        'BEGIN',
+        'SAVEPOINT',
+        'ROLLBACK TO SAVEPOINT',
+        'ROLLBACK',
+        'BEGIN',
+        'SAVEPOINT',
+        'RELEASE SAVEPOINT',
+        'COMMIT',
+      ]);
+    });
   });
 });

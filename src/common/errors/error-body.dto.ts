@@ -10,6 +10,8 @@ export class ErrorDataDto {
   events?: number;
   /** rest_feed_too_large: the most one feed may hold (ICAL_MAX_EVENTS). */
   limit?: number;
+  /** rest_batch_rolled_back, rest_batch_not_executed (in a batch's results): the operation that failed. */
+  failed_operation?: number;
 }
 
 /** Every error response (docs/api.md §8). */

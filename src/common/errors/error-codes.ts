@@ -38,6 +38,8 @@ export const ERROR_STATUS = {
   rest_precondition_required: 428,
   rest_idempotency_key_reused: 422,
   rest_idempotency_key_in_use: 409,
+  rest_batch_rolled_back: 424,
+  rest_batch_not_executed: 424,
   rest_payload_too_large: 413,
   rest_unsupported_media_type: 415,
   rest_too_many_requests: 429,

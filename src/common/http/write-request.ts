@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { BatchTransaction } from '../../writes/batch-transaction';
 import type { VersionBumps } from '../cache/version-bumps';
 
 /**
@@ -24,6 +25,23 @@ export interface WriteRequest {
   claim?: WriteClaim;
   /** Where its transactions report what they did to the data version. */
   bumps?: VersionBumps;
+  /**
+   * Set on the operations of an atomic batch (docs/api.md §18): their writes
+   * join the batch's transaction instead of committing on their own.
+   */
+  batch?: BatchTransaction;
+}
+
+/**
+ * Where a write reads before its transaction (the record to authorise, a key
+ * to look up): the pool, or in an atomic batch (docs/api.md §18) the batch's
+ * transaction, so that an operation sees what the operations before it wrote.
+ */
+export function preReadManager(
+  write: WriteRequest | undefined,
+  pool: EntityManager,
+): EntityManager {
+  return write?.batch?.unit.manager ?? pool;
 }
 
 /** A request that carries its WriteRequest (set by the interceptors, read by requestContextOf). */

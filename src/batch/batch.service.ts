@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { ApiError, InvalidReason } from '../common/errors/api-error';
+import { renderError } from '../common/errors/api-exception.filter';
+import type { RequestContext } from '../common/http/request-context';
+import { BatchTransaction } from '../writes/batch-transaction';
+import { Writes } from '../writes/writes.service';
+import { isBatchPath } from './batch-paths';
+import type { BatchAnswerDto } from './dto/batch-answer.dto';
+import {
+  type BatchOperationDto,
+  type BatchRequestDto,
+  MAX_HEADER_VALUE,
+  OPERATION_HEADERS,
+} from './dto/batch-request.dto';
+import { OperationAnswer, OperationDispatcher, OperationRequest } from './operation-dispatcher';
+
+/** An operation of an atomic batch failed: its transaction rolls back with this. */
+class AtomicBatchFailed extends Error {
+  constructor(
+    readonly index: number,
+    readonly answer: OperationAnswer,
+  ) {
+    super('atomic batch failed');
+  }
+}
+
+/**
+ * `POST {api}/batch` (docs/api.md §18): runs each operation, in order,
+ * through the route it names (OperationDispatcher), so each is authorised,
+ * validated, rate limited, conditional and idempotent as alone. By default
+ * each commits on its own; an atomic batch runs them all in one write
+ * transaction (Writes.run), which their writes join (WriteRequest.batch),
+ * and rolls it back at the first failure.
+ */
+@Injectable()
+export class BatchService {
+  constructor(
+    private readonly dispatcher: OperationDispatcher,
+    private readonly writes: Writes,
+  ) {}
+
+  async run(body: BatchRequestDto, ctx: RequestContext, req: Request): Promise<BatchAnswerDto> {
+    // The batch itself needs a token; what each operation may do is its route's question.
+    if (!ctx.user) throw ApiError.unauthorized();
+    const atomic = body.atomic === true;
+    const operations = operationRequests(body.operations, atomic);
+    if (atomic) return this.runAtomic(operations, ctx, req);
+    const results: OperationAnswer[] = [];
+    for (const operation of operations)
+      results.push(await this.dispatcher.dispatch(operation, req, {}));
+    return { atomic: false, failed_operation: null, results };
+  }
+
+  private async runAtomic(
+    operations: OperationRequest[],
+    ctx: RequestContext,
+    req: Request,
+  ): Promise<BatchAnswerDto> {
+    try {
+      // The batch request's own claim (its Idempotency-Key) and version bumps go with the transaction.
+      return await this.writes.run(ctx.write, async (unit) => {
+        const batch = new BatchTransaction(unit);
+        const results: OperationAnswer[] = [];
+        for (const [index, operation] of operations.entries()) {
+          const answer = await this.dispatcher.dispatch(operation, req, { batch });
+          // Its writes are over (also after a time-out); a conflict retries the whole transaction.
+          await batch.settle();
+          if (answer.status >= 400) throw new AtomicBatchFailed(index, answer);
+          results.push(answer);
+        }
+        return { atomic: true, failed_operation: null, results };
+      });
+    } catch (error) {
+      if (!(error instanceof AtomicBatchFailed)) throw error;
+      return rolledBack(error, operations.length, ctx);
+    }
+  }
+}
+
+/**
+ * The operations as the dispatcher takes them, once the envelope holds what
+ * its DTO cannot say: paths of the batch collections, header names it knows
+ * (in any case), and no per-operation Idempotency-Key in an atomic batch (its
+ * claim would need a transaction of its own while the batch holds one).
+ */
+function operationRequests(operations: BatchOperationDto[], atomic: boolean): OperationRequest[] {
+  const invalid: Record<string, InvalidReason> = {};
+  const reject = (name: string, reason: string) => {
+    invalid[name] ??= { reason, args: { name } };
+  };
+  const requests = operations.map((operation, index): OperationRequest => {
+    const at = `operations.${index}`;
+    if (!isBatchPath(operation.path)) reject(`${at}.path`, 'isBatchPath');
+    const headers: OperationRequest['headers'] = {};
+    for (const [name, value] of Object.entries(operation.headers ?? {})) {
+      const known = OPERATION_HEADERS.find((header) => header === name.toLowerCase());
+      const field = `${at}.headers.${name}`;
+      if (!known || headers[known] !== undefined) reject(field, 'isOperationHeader');
+      else if (typeof value !== 'string') reject(field, 'isString');
+      else if (value.length > MAX_HEADER_VALUE) reject(field, 'maxLength');
+      else if (atomic && known === 'idempotency-key') reject(field, 'notInAtomicBatch');
+      else headers[known] = value;
+    }
+    return { method: operation.method, path: operation.path, body: operation.body, headers };
+  });
+  if (Object.keys(invalid).length > 0) throw new ApiError('rest_invalid_param', { invalid });
+  return requests;
+}
+
+/** The answer of a rolled-back atomic batch: the failure as it was, 424 for the others. */
+function rolledBack(
+  failure: AtomicBatchFailed,
+  count: number,
+  ctx: RequestContext,
+): BatchAnswerDto {
+  const failed = failure.index;
+  const dependent = (key: 'rest_batch_rolled_back' | 'rest_batch_not_executed') => ({
+    status: 424,
+    headers: {},
+    body: renderError(
+      new ApiError(key, { args: { failed }, data: { failed_operation: failed } }),
+      ctx.language,
+    ),
+  });
+  const results = Array.from({ length: count }, (_, index) =>
+    index === failed
+      ? failure.answer
+      : dependent(index < failed ? 'rest_batch_rolled_back' : 'rest_batch_not_executed'),
+  );
+  return { atomic: true, failed_operation: failed, results };
+}
