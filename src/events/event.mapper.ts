@@ -1,5 +1,5 @@
 import { postalAddress } from '../venues/venue.mapper';
-import { DateTime, FixedOffsetZone } from 'luxon';
+import { FixedOffsetZone } from 'luxon';
 import {
   globalId,
   imageField,
@@ -8,7 +8,7 @@ import {
   withoutEmptyStrings,
 } from '../posts/post-fields';
 import { htmlToText } from '../common/text/html-text';
-import { fromEpoch, parseZone, utcWire, wireDetails, zoneWire } from '../common/time/dates';
+import { parseZone, utcWire, wireDetails, zoneIso, zoneWire } from '../common/time/dates';
 import type { Language } from '../i18n/language';
 import { TEXT } from '../i18n/messages';
 import { languagesOf, pickTranslation, translationsOf } from '../i18n/translation';
@@ -156,8 +156,8 @@ export function mapEvent(
   if (options.withJsonLd) {
     record.json_ld = eventJsonLd(
       record,
-      fromEpoch(event.startAt, zone),
-      fromEpoch(event.endAt, zone),
+      zoneIso(event.startAt, zone),
+      zoneIso(event.endAt, zone),
       links,
     );
   }
@@ -175,8 +175,8 @@ export function mapEvent(
 /** schema.org Event with its place, organizers and lowest price; empty members left out. */
 function eventJsonLd(
   record: EventRecord,
-  start: DateTime,
-  end: DateTime,
+  start: string,
+  end: string,
   links: EventLinks,
 ): Record<string, unknown> {
   const { values, currency_code } = record.cost_details;
@@ -187,8 +187,8 @@ function eventJsonLd(
     description: htmlToText(record.excerpt || record.description, 'line'),
     image: record.image ? (record.image.url ?? '') : '',
     url: record.url,
-    startDate: start.toISO({ suppressMilliseconds: true }) ?? '',
-    endDate: end.toISO({ suppressMilliseconds: true }) ?? '',
+    startDate: start,
+    endDate: end,
     ...(links.venue ? { location: place(links.venue) } : {}),
     ...(links.organizers.length > 0 ? { organizer: links.organizers.map(organization) } : {}),
     ...(values.length > 0

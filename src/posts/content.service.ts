@@ -1,7 +1,7 @@
 import { preReadManager } from '../common/http/write-request';
 import type { OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { DataSource, EntityManager, FindOptionsWhere, In, Not } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AccessPolicy, type PostStatus } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
@@ -269,10 +269,14 @@ export abstract class ContentService<
   /** Throws 400 `<kind>: notFound` unless every ID names a record that is not trashed. */
   protected async assertUsable(manager: EntityManager, ids: number[]): Promise<void> {
     if (ids.length === 0) return;
-    const found = await manager.count(this.kind.entity, {
-      where: { id: In(ids), status: Not('trash') } as FindOptionsWhere<E>,
-    });
-    if (found !== new Set(ids).size) throw ApiError.invalid(this.kind.titleWire, 'notFound');
+    // Plain SQL: every event write that names one sends it, and the query builder cost more CPU than its round trip.
+    const table = manager.connection.getMetadata(this.kind.entity).tableName;
+    const [{ found }] = (await manager.query(
+      `SELECT COUNT(*) AS found FROM ${manager.connection.driver.escape(table)} ` +
+        `WHERE id IN (${ids.map(() => '?').join(', ')}) AND status <> ?`,
+      [...ids, 'trash'],
+    )) as Array<{ found: number | string }>;
+    if (Number(found) !== new Set(ids).size) throw ApiError.invalid(this.kind.titleWire, 'notFound');
   }
 
   /** Inserts a record and its first translation (in the request's language); returns its ID. */

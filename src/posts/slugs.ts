@@ -1,4 +1,4 @@
-import { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { EntityManager, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
 import slugify from 'slugify';
 
 export const MAX_SLUG_LENGTH = 200;
@@ -57,17 +57,49 @@ export async function freeSlug<T extends ObjectLiteral & { slug: string }>(
   base: string,
   selfId: number | undefined,
 ): Promise<string> {
-  const qb = manager.createQueryBuilder(translation, 's').select(['s.slug', `s.${ownerKey}`]);
-  for (const [key, value] of Object.entries(scope))
-    qb.andWhere(`s.${key} = :${key}`, { [key]: value });
-  const rows = await qb
-    .andWhere('(s.slug = :base OR s.slug LIKE :pattern)', {
-      base,
-      pattern: slugFamilyPattern(base),
-    })
-    .getMany();
+  const keys = Object.keys(scope);
+  const rows: Array<{ slug: string; owner: number | string }> = await manager.query(
+    slugProbe(manager, translation, ownerKey, keys),
+    [...keys.map((key) => scope[key]), base, slugFamilyPattern(base)],
+  );
   return firstFreeSlug(
     base,
-    rows.filter((row) => row[ownerKey] !== selfId).map((row) => row.slug),
+    rows.filter((row) => Number(row.owner) !== selfId).map((row) => row.slug),
   );
+}
+
+// Not write state: the probe's SQL per table, owner key and scope, derived from fixed metadata.
+const probes = new WeakMap<EntityMetadata, Map<string, string>>();
+
+/**
+ * `SELECT slug, <owner> … WHERE <scope> AND (slug = ? OR slug LIKE ?)`, built
+ * once: plain SQL, as every write of a new record sends it (the query
+ * builder cost more CPU than the statement's round trip).
+ */
+function slugProbe(
+  manager: EntityManager,
+  translation: EntityTarget<ObjectLiteral>,
+  ownerKey: string,
+  scopeKeys: string[],
+): string {
+  const metadata = manager.connection.getMetadata(translation);
+  let byShape = probes.get(metadata);
+  if (!byShape) probes.set(metadata, (byShape = new Map()));
+  const shape = [ownerKey, ...scopeKeys].join(',');
+  let sql = byShape.get(shape);
+  if (!sql) {
+    const { driver } = manager.connection;
+    const column = (property: string) => {
+      const found = metadata.findColumnWithPropertyPath(property);
+      if (!found) throw new Error(`${metadata.name} has no column ${property}`);
+      return driver.escape(found.databaseName);
+    };
+    const slug = column('slug');
+    const scope = scopeKeys.map((key) => `${column(key)} = ? AND `).join('');
+    sql =
+      `SELECT ${slug} AS slug, ${column(ownerKey)} AS owner FROM ${driver.escape(metadata.tableName)} ` +
+      `WHERE ${scope}(${slug} = ? OR ${slug} LIKE ?)`;
+    byShape.set(shape, sql);
+  }
+  return sql;
 }

@@ -7,6 +7,7 @@ import {
   utcWire,
   WIRE_FORMAT,
   wireDetails,
+  zoneIso,
   zoneWire,
 } from '../../src/common/time/dates';
 import { zoneAbbreviation } from '../../src/events/event-times';
@@ -44,6 +45,36 @@ describe('date fast paths', () => {
       }),
       { numRuns: 2000, seed: 20261123 },
     );
+  });
+
+  it('zoneIso writes what luxon writes as ISO without milliseconds, in every zone', () => {
+    const iso = (seconds: number, name: string) =>
+      DateTime.fromSeconds(seconds, { zone: parseZone(name) }).toISO({ suppressMilliseconds: true });
+    fc.assert(
+      fc.property(epochs, zone, (seconds, name) => {
+        const at = parseZone(name) as NonNullable<ReturnType<typeof parseZone>>;
+        expect(zoneIso(seconds, at)).toBe(iso(seconds, name));
+      }),
+      { numRuns: 2000, seed: 20261128 },
+    );
+    // Zero offsets (Z only for a fixed one), a half-hour west, local mean time, the year edges.
+    const cases: Array<[number, string]> = [
+      [3786900000, 'UTC'],
+      [3786900000, 'UTC+0'],
+      [3786900000, 'Europe/London'],
+      [3786900000, 'UTC-3:30'],
+      [3786900000, 'America/St_Johns'],
+      [-4102444800, 'Europe/Amsterdam'],
+      [-4102444800, 'Asia/Kolkata'],
+      [-62135596800, 'UTC'],
+      [-62135596800, 'America/New_York'],
+      [253402300799, 'Asia/Kolkata'],
+    ];
+    for (const [seconds, name] of cases) {
+      expect(zoneIso(seconds, parseZone(name) as NonNullable<ReturnType<typeof parseZone>>)).toBe(
+        iso(seconds, name),
+      );
+    }
   });
 
   it('utcWire writes the UTC wire date', () => {

@@ -135,6 +135,31 @@ export function zoneWire(seconds: number, zone: Zone): string {
   return utcWire(local);
 }
 
+/**
+ * Unix seconds as ISO 8601 in `zone` with its offset (`Z` for a fixed zero
+ * offset): what fromEpoch(seconds, zone).toISO({ suppressMilliseconds: true })
+ * gives, without building a DateTime (every write's JSON-LD carries two).
+ * Offsets of a fraction of a minute (local mean time before the zones) and
+ * years outside 0001–9999 take luxon's own path.
+ */
+export function zoneIso(seconds: number, zone: Zone): string {
+  const offset = zoneOffset(zone, seconds);
+  const local = seconds + offset * 60;
+  if (
+    !Number.isInteger(seconds) ||
+    !Number.isInteger(offset) ||
+    local < MIN_WIRE_SECONDS ||
+    local > MAX_WIRE_SECONDS
+  ) {
+    return fromEpoch(seconds, zone).toISO({ suppressMilliseconds: true }) ?? '';
+  }
+  const wire = utcWire(local);
+  if (zone.isUniversal && offset === 0) return `${wire.slice(0, 10)}T${wire.slice(11)}Z`;
+  const minutes = Math.abs(offset);
+  const sign = offset < 0 ? '-' : '+';
+  return `${wire.slice(0, 10)}T${wire.slice(11)}${sign}${pad2(Math.trunc(minutes / 60))}:${pad2(minutes % 60)}`;
+}
+
 const MIN_WIRE_SECONDS = -62135596800; // 0001-01-01 00:00:00
 const MAX_WIRE_SECONDS = 253402300799; // 9999-12-31 23:59:59
 
