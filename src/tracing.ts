@@ -56,7 +56,12 @@ export function samplerOf(env: NodeJS.ProcessEnv): Sampler | undefined {
   const { SpanKind: Kind } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
   const others = new TraceIdRatioBasedSampler(ratio);
   const root: Sampler = {
-    shouldSample: (context: Context, traceId: string, _name: string, kind: SpanKind): SamplingResult =>
+    shouldSample: (
+      context: Context,
+      traceId: string,
+      _name: string,
+      kind: SpanKind,
+    ): SamplingResult =>
       kind === Kind.SERVER
         ? { decision: SamplingDecision.RECORD_AND_SAMPLED }
         : others.shouldSample(context, traceId),

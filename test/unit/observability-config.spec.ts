@@ -42,7 +42,11 @@ describe('tracingEnabled', () => {
 describe('samplerOf', () => {
   const rootOf = (env: NodeJS.ProcessEnv) => {
     const text = String(samplerOf(env));
-    return /^ParentBased\{root=RequestsChosenOrElse\{(TraceIdRatioBased\{[\d.e-]+\})\}/.exec(text)?.[1] ?? text;
+    return (
+      /^ParentBased\{root=RequestsChosenOrElse\{(TraceIdRatioBased\{[\d.e-]+\})\}/.exec(
+        text,
+      )?.[1] ?? text
+    );
   };
 
   it('follows the caller’s traceparent and starts one trace in ten by default', () => {
