@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
 import type { IncomingMessage } from 'node:http';
-import type { Sampler } from '@opentelemetry/sdk-trace-base';
+import type { Context, SpanKind } from '@opentelemetry/api';
+import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace-base';
 
 /**
  * OpenTelemetry traces, off unless an OTLP endpoint is configured
@@ -27,19 +28,72 @@ export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
 export const DEFAULT_TRACE_RATIO = 0.1;
 
 /**
- * OTEL_TRACES_SAMPLER, when set, is the SDK's to read (with its
- * OTEL_TRACES_SAMPLER_ARG). Unset, a request that arrives with a
- * `traceparent` follows the caller's decision and one of every
- * 1 / ratio others starts a trace: OTEL_TRACES_SAMPLER_ARG (0 to 1), else
- * DEFAULT_TRACE_RATIO.
+ * The share of new traces when OTEL_TRACES_SAMPLER is unset:
+ * OTEL_TRACES_SAMPLER_ARG (0 to 1), else DEFAULT_TRACE_RATIO. Undefined when
+ * OTEL_TRACES_SAMPLER is set: that sampler is the SDK's to read.
+ */
+export function traceRatioOf(env: NodeJS.ProcessEnv): number | undefined {
+  if (env.OTEL_TRACES_SAMPLER) return undefined;
+  const given = env.OTEL_TRACES_SAMPLER_ARG?.trim() ? Number(env.OTEL_TRACES_SAMPLER_ARG) : NaN;
+  return given >= 0 && given <= 1 ? given : DEFAULT_TRACE_RATIO;
+}
+
+/**
+ * With OTEL_TRACES_SAMPLER unset, a request that arrives with a `traceparent`
+ * follows the caller's decision and one of every 1 / ratio others starts a
+ * trace. Requests are chosen before the HTTP instrumentation sees them
+ * (requestTraced): one not chosen is passed by as a probe is, without the
+ * span attributes, context and listeners an unrecorded span would still cost
+ * it. So the sampler records every HTTP server span it is asked about (those
+ * were chosen) and applies the ratio to the other new traces (webhook
+ * deliveries, the jobs' statements).
  */
 export function samplerOf(env: NodeJS.ProcessEnv): Sampler | undefined {
-  if (env.OTEL_TRACES_SAMPLER) return undefined;
-  const { ParentBasedSampler, TraceIdRatioBasedSampler } =
+  const ratio = traceRatioOf(env);
+  if (ratio === undefined) return undefined;
+  const { ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } =
     require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
-  const given = env.OTEL_TRACES_SAMPLER_ARG?.trim() ? Number(env.OTEL_TRACES_SAMPLER_ARG) : NaN;
-  const ratio = given >= 0 && given <= 1 ? given : DEFAULT_TRACE_RATIO;
-  return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+  const { SpanKind: Kind } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  const others = new TraceIdRatioBasedSampler(ratio);
+  const root: Sampler = {
+    shouldSample: (
+      context: Context,
+      traceId: string,
+      _name: string,
+      kind: SpanKind,
+    ): SamplingResult =>
+      kind === Kind.SERVER
+        ? { decision: SamplingDecision.RECORD_AND_SAMPLED }
+        : others.shouldSample(context, traceId),
+    toString: () => `RequestsChosenOrElse{${others.toString()}}`,
+  };
+  return new ParentBasedSampler({ root });
+}
+
+let traceContext: import('@opentelemetry/core').W3CTraceContextPropagator | undefined;
+
+/**
+ * Whether a request is traced, decided as it arrives (with the ratio of
+ * traceRatioOf): a valid `traceparent` by its sampled flag, any other
+ * request by chance.
+ */
+export function requestTraced(
+  headers: IncomingMessage['headers'],
+  ratio: number,
+  random: () => number = Math.random,
+): boolean {
+  if (headers.traceparent !== undefined) {
+    const { ROOT_CONTEXT, TraceFlags, defaultTextMapGetter, isSpanContextValid, trace } =
+      require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+    const { W3CTraceContextPropagator } =
+      require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+    traceContext ??= new W3CTraceContextPropagator();
+    const parent = trace.getSpanContext(
+      traceContext.extract(ROOT_CONTEXT, headers, defaultTextMapGetter),
+    );
+    if (parent && isSpanContextValid(parent)) return (parent.traceFlags & TraceFlags.SAMPLED) !== 0;
+  }
+  return random() < ratio;
 }
 
 /** Not traced: probes and scrapes, polled every few seconds. */
@@ -69,6 +123,7 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
     'service.name': env.OTEL_SERVICE_NAME ?? 'calendar-events-service',
   }).merge(detectResources({ detectors: [envDetector] }));
   const sampler = samplerOf(env);
+  const ratio = traceRatioOf(env);
   const provider = new NodeTracerProvider({
     resource,
     // Only when given: a `sampler: undefined` would hide the one the SDK builds from OTEL_TRACES_SAMPLER.
@@ -81,7 +136,9 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
   registerInstrumentations({
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req: IncomingMessage) => UNTRACED.test(req.url ?? ''),
+        ignoreIncomingRequestHook: (req: IncomingMessage) =>
+          UNTRACED.test(req.url ?? '') ||
+          (ratio !== undefined && !requestTraced(req.headers, ratio)),
         headersToSpanAttributes: { server: { responseHeaders: ['x-request-id'] } },
       }),
       routeInstrumentation(),
@@ -92,8 +149,10 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
   return { shutdown: () => provider.shutdown() };
 }
 
+type Handle = (this: unknown, ...args: unknown[]) => unknown;
 interface ExpressLayer {
   name?: string;
+  handle: Handle;
 }
 interface LayerPatcher {
   _applyPatch(layer: ExpressLayer, layerPath?: string): void;
@@ -108,10 +167,14 @@ interface LayerPatcher {
  * route's, so those layers are left unpatched where each layer is patched
  * (the pinned version's `_applyPatch`; the tracing e2e test counts the
  * Express spans of a request). An unpatched layer also costs a request that
- * is not sampled nothing.
+ * is not sampled nothing, and so does a patched route handler: it runs the
+ * instrumentation's wrapper (route bookkeeping, context binding) only while
+ * a span is being recorded.
  */
 function routeInstrumentation(): unknown {
   const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express');
+  const { context, trace } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  const recording = () => trace.getSpan(context.active())?.isRecording() === true;
   const express = new ExpressInstrumentation({ ignoreLayersType: ['middleware', 'router'] });
   const patcher = express as LayerPatcher;
   const patchLayer = patcher._applyPatch.bind(express);
@@ -120,7 +183,15 @@ function routeInstrumentation(): unknown {
     const router = layer.name === 'router';
     const handler = layer.name === 'handle' || layer.name === 'bound dispatch';
     const catchAll = typeof layerPath === 'string' && layerPath.endsWith('{*path}');
-    if (router || (handler && !catchAll)) patchLayer(layer, layerPath);
+    if (router) patchLayer(layer, layerPath);
+    if (!handler || catchAll) return;
+    const plain = layer.handle;
+    patchLayer(layer, layerPath);
+    const patched = layer.handle;
+    if (patched === plain) return; // patched before
+    layer.handle = function (this: unknown, req: unknown, res: unknown, next: unknown) {
+      return (recording() ? patched : plain).call(this, req, res, next);
+    };
   };
   return express;
 }

@@ -4,7 +4,7 @@ import { PinoPretty } from 'pino-pretty';
 import { loggerOptions, prettyLogs } from '../../src/common/http/logger-options';
 import { ConfigurationError, validateEnvironment } from '../../src/config/env.validation';
 import { operationOf } from '../../src/database/query-observer';
-import { DEFAULT_TRACE_RATIO, samplerOf, tracingEnabled } from '../../src/tracing';
+import { DEFAULT_TRACE_RATIO, requestTraced, samplerOf, tracingEnabled } from '../../src/tracing';
 
 describe('METRICS_TOKEN', () => {
   it('accepts 16 to 256 printable characters and never echoes a bad one', () => {
@@ -42,7 +42,11 @@ describe('tracingEnabled', () => {
 describe('samplerOf', () => {
   const rootOf = (env: NodeJS.ProcessEnv) => {
     const text = String(samplerOf(env));
-    return /^ParentBased\{root=(TraceIdRatioBased\{[\d.e-]+\})/.exec(text)?.[1] ?? text;
+    return (
+      /^ParentBased\{root=RequestsChosenOrElse\{(TraceIdRatioBased\{[\d.e-]+\})\}/.exec(
+        text,
+      )?.[1] ?? text
+    );
   };
 
   it('follows the caller’s traceparent and starts one trace in ten by default', () => {
@@ -71,6 +75,30 @@ describe('samplerOf', () => {
     expect(
       samplerOf({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' }),
     ).toBeUndefined();
+  });
+});
+
+describe('requestTraced', () => {
+  const id = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const never = () => 0.99;
+  const always = () => 0;
+
+  it('follows a valid traceparent’s sampled flag, whatever the chance', () => {
+    expect(requestTraced({ traceparent: `00-${id}-00f067aa0ba902b7-01` }, 0.1, never)).toBe(true);
+    expect(requestTraced({ traceparent: `00-${id}-00f067aa0ba902b7-00` }, 0.1, always)).toBe(false);
+  });
+
+  it('chooses by the ratio without a traceparent or with an invalid one', () => {
+    expect([0.05, 0.1, 0.5].map((r) => requestTraced({}, 0.1, () => r))).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    const invalid = { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` };
+    expect([requestTraced(invalid, 0.1, never), requestTraced(invalid, 0.1, always)]).toEqual([
+      false,
+      true,
+    ]);
   });
 });
 

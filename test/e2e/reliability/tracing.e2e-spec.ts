@@ -178,6 +178,41 @@ describe('tracing', () => {
     });
   });
 
+  it('with the default sampler, traces a request the caller sampled and nothing of one it did not', async () => {
+    // Ratio 0: only a caller's sampled traceparent starts a trace, so the outcome is certain.
+    const sampled = await startServer({
+      SQLITE_PATH: join(dir, 'calendar.sqlite'),
+      ...(engine === 'mysql' && { DATABASE_URL: mysqlTestUrl().url }),
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_TRACES_SAMPLER_ARG: '0',
+    });
+    try {
+      const [skipped, chosen] = [randomBytes(16), randomBytes(16)].map((b) => b.toString('hex'));
+      const path = `${API}/categories?hide_empty=false`;
+      const unsampled = await send(sampled.port, 'GET', path, {
+        headers: { traceparent: `00-${skipped}-${'5'.repeat(16)}-00` },
+      });
+      const plain = await send(sampled.port, 'GET', path);
+      const traced = await send(sampled.port, 'GET', path, {
+        headers: { traceparent: `00-${chosen}-${'6'.repeat(16)}-01` },
+      });
+      expect([unsampled.status, plain.status, traced.status]).toEqual([200, 200, 200]);
+      const spans = await eventually(
+        async () => inTrace(chosen),
+        (found) => found.some((s) => s.kind === 2) && found.some(isSql),
+      );
+      expect(spans.filter((s) => s.attributes['express.type'] !== undefined)).toHaveLength(1);
+      expect(spans.find((s) => s.kind === 2)?.attributes['http.route']).toBe(`${API}/categories`);
+      expect(inTrace(skipped)).toEqual([]);
+      // The plain request's spans would be roots of a trace no test names: none came from its server span.
+      const roots = collector.spans.filter((s) => s.kind === 2 && !s.parentSpanId);
+      expect(roots.filter((s) => s.attributes['url.path'] === `${API}/categories`)).toEqual([]);
+    } finally {
+      await sampled.stop();
+    }
+  });
+
   function isRedis(span: ReceivedSpan): boolean {
     return (span.attributes['db.system.name'] ?? span.attributes['db.system']) === 'redis';
   }
