@@ -9,6 +9,7 @@ import { NestFactory } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import { APP_OPTIONS, configureApp } from './app.setup';
 import { enableGracefulShutdown } from './common/http/graceful-shutdown';
+import { collectStartUpGarbage } from './common/runtime/start-up-garbage';
 import { appConfig, joinPath } from './config/app.config';
 import { ConfigurationError, validateEnvironment } from './config/env.validation';
 
@@ -24,6 +25,10 @@ async function bootstrap(): Promise<void> {
     // The spans of the last requests are sent before the process ends (bounded).
     afterClose: () => withinMs(2000, tracing?.shutdown() ?? Promise.resolve()),
   });
+  // Routes, hooks and workers first (listen would run init itself), then what start-up
+  // allocated and ran once is given back before the first request.
+  await app.init();
+  collectStartUpGarbage();
   await app.listen(config.port);
   logListening(app);
 }

@@ -9,11 +9,21 @@ import { appConfig } from '../config/app.config';
 import { OpenApiDocumentStore } from './openapi-document.store';
 
 /**
- * Generates the OpenAPI document from the registered controllers and DTOs
- * (paths relative to {api}), keeps it for `{api}/doc` and the index, and
- * serves Swagger UI at `{base_url}/docs`.
+ * Sets up the OpenAPI document, generated from the registered controllers and
+ * DTOs (paths relative to {api}) on the first request that needs it
+ * (`{api}/doc`, the index, Swagger UI at `{base_url}/docs`) and kept.
  */
-export function setupOpenApi(app: INestApplication, uiPath: string): OpenAPIObject {
+export function setupOpenApi(app: INestApplication, uiPath: string): void {
+  const store = app.get(OpenApiDocumentStore);
+  store.generateWith(() => generateOpenApi(app));
+  SwaggerModule.setup(uiPath, app, () => store.get(), {
+    useGlobalPrefix: false,
+    jsonDocumentUrl: `${uiPath}/openapi.json`,
+    swaggerOptions: { persistAuthorization: true },
+  });
+}
+
+function generateOpenApi(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Calendar Events Service')
     .setVersion('1')
@@ -30,12 +40,6 @@ export function setupOpenApi(app: INestApplication, uiPath: string): OpenAPIObje
   finishOpenApi(document, {
     argumentClasses: argumentClasses(app),
     webhookHttpsOnly: !app.get<ConfigType<typeof appConfig>>(appConfig.KEY).webhooks.allowHttp,
-  });
-  app.get(OpenApiDocumentStore).set(document);
-  SwaggerModule.setup(uiPath, app, document, {
-    useGlobalPrefix: false,
-    jsonDocumentUrl: `${uiPath}/openapi.json`,
-    swaggerOptions: { persistAuthorization: true },
   });
   return document;
 }

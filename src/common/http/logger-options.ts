@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { Options } from 'pino-http';
-import { PinoPretty } from 'pino-pretty';
+import type { PinoPretty as PinoPrettyFactory } from 'pino-pretty';
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -27,6 +27,12 @@ export function assignRequestId(req: WithId, res: ServerResponse, next: () => vo
  */
 export function prettyLogs(stdout: { isTTY?: boolean } = process.stdout): boolean {
   return stdout.isTTY === true;
+}
+
+/** Loaded only for a terminal: a service logging JSON keeps none of it in memory. */
+function prettyStream(): typeof PinoPrettyFactory {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('pino-pretty') as { PinoPretty: typeof PinoPrettyFactory }).PinoPretty;
 }
 
 /**
@@ -57,7 +63,7 @@ export function loggerOptions(level: string, pretty = prettyLogs()): Params {
     pinoHttp: pretty
       ? [
           options,
-          PinoPretty({
+          prettyStream()({
             singleLine: true,
             translateTime: 'SYS:HH:MM:ss.l',
             ignore: 'pid,hostname',

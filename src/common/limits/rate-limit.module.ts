@@ -1,8 +1,6 @@
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { Module } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
-import Redis from 'ioredis';
 import { appConfig } from '../../config/app.config';
 import { FailOpenThrottlerStorage } from './fail-open-throttler.storage';
 import { isFeedRoute } from './feed-rate-limit';
@@ -46,6 +44,11 @@ import { isFeedRoute } from './feed-rate-limit';
 export class RateLimitModule {}
 
 async function redisStorage(url: string): Promise<FailOpenThrottlerStorage> {
+  // Loaded only with REDIS_URL: an instance without Redis keeps neither client in memory.
+  const [{ default: Redis }, { ThrottlerStorageRedisService }] = await Promise.all([
+    import('ioredis'),
+    import('@nest-lab/throttler-storage-redis'),
+  ]);
   // Fail fast when Redis is down instead of queueing commands (and requests).
   const redis = new Redis(url, {
     enableOfflineQueue: false,
