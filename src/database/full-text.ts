@@ -41,44 +41,32 @@ export function textQuery(engine: TextEngine, words: readonly string[]): string 
     : words.map((word) => `"${word}"*`).join(' ');
 }
 
-/** SQL: the row aliased `alias` matches the query in parameter `param`. */
-export function textMatch(
-  engine: TextEngine,
-  index: TextIndex,
-  alias: string,
-  param: string,
-): string {
-  if (engine === 'mysql') return matchExpression(index, alias, param);
-  return `${alias}.id IN (SELECT rowid FROM ${index.name} WHERE ${index.name} MATCH :${param})`;
-}
-
 /**
- * SQLite: `SELECT <select> FROM` the FTS5 matches joined to their rows
- * (aliased `t`) `WHERE` they match, so the index drives the query; the
- * caller may add `AND …` conditions on `t`.
+ * SQL: `SELECT <select>, <score> AS score` over the rows of `index.table`
+ * (aliased `t`) that match the query in parameter `param`, found by the
+ * full-text index alone; the caller may add conditions on `t` in `where`.
+ * `score` is how well the row matches (higher is better) when `scored`,
+ * else 0.
  */
-export function textRows(index: TextIndex, param: string, select: string): string {
-  return (
-    `SELECT ${select} FROM ${index.name} f INNER JOIN ${index.table} t ON t.id = f.rowid ` +
-    `WHERE f.${index.name} MATCH :${param}`
-  );
-}
-
-/** SQL: how well the row aliased `alias` matches (higher is better); only for matching rows. */
-export function textScore(
+export function textRows(
   engine: TextEngine,
   index: TextIndex,
-  alias: string,
   param: string,
+  options: { select: string; where?: string; scored: boolean },
 ): string {
-  if (engine === 'mysql') return matchExpression(index, alias, param);
+  const where = options.where ? ` AND ${options.where}` : '';
+  if (engine === 'mysql') {
+    const columns = index.columns.map((column) => `t.${column}`).join(', ');
+    const match = `MATCH(${columns}) AGAINST (:${param} IN BOOLEAN MODE)`;
+    const score = options.scored ? match : '0';
+    return `SELECT ${options.select}, ${score} AS score FROM ${index.table} t WHERE ${match}${where}`;
+  }
   // FTS5's rank is bm25, lower for better matches.
-  return `(SELECT -rank FROM ${index.name} WHERE ${index.name} MATCH :${param} AND rowid = ${alias}.id)`;
-}
-
-function matchExpression(index: TextIndex, alias: string, param: string): string {
-  const columns = index.columns.map((column) => `${alias}.${column}`).join(', ');
-  return `MATCH(${columns}) AGAINST (:${param} IN BOOLEAN MODE)`;
+  const score = options.scored ? '-f.rank' : '0';
+  return (
+    `SELECT ${options.select}, ${score} AS score FROM ${index.name} f ` +
+    `INNER JOIN ${index.table} t ON t.id = f.rowid WHERE f.${index.name} MATCH :${param}${where}`
+  );
 }
 
 /**

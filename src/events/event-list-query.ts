@@ -11,14 +11,7 @@ import {
   listStatusScope,
   StatusScope,
 } from '../posts/post-access';
-import {
-  EVENT_TEXTS,
-  textEngine,
-  textMatch,
-  textQuery,
-  textRows,
-  textScore,
-} from '../database/full-text';
+import { EVENT_TEXTS, textEngine, textQuery, textRows } from '../database/full-text';
 import { fullTextWords } from '../posts/search';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import type { TermLinksService } from '../terms/term-links.service';
@@ -27,7 +20,6 @@ import { eventWindow, type EventWindow } from './date-window';
 import type { ListEventsQueryDto } from './dto/list-events.query.dto';
 import { EventOrganizer } from './entities/event-organizer.entity';
 import { EventTerm } from './entities/event-term.entity';
-import { EventTranslation } from './entities/event-translation.entity';
 import { Event } from './entities/event.entity';
 import { boundingBox, distanceSql, GeoArea } from './geo-area';
 
@@ -54,12 +46,15 @@ export interface EventListFilters {
 
 /**
  * The events matching the filters, as one query over `events e` without
- * row-multiplying joins (links are tested with EXISTS), so it can both be
- * counted and paged by ID.
+ * row-multiplying joins (links are tested with EXISTS; a search joins one
+ * row per matched event), so it can both be counted and paged by ID.
+ * `scored`: a search also gives each event its score, for
+ * `orderEvents(…, 'relevance')`.
  */
 export function eventListQuery(
   manager: EntityManager,
   filters: EventListFilters,
+  options: { scored?: boolean } = {},
 ): SelectQueryBuilder<Event> {
   const qb = manager.createQueryBuilder(Event, 'e');
   applyStatusScope(qb, 'e', filters.scope);
@@ -69,7 +64,9 @@ export function eventListQuery(
     applyWindow(qb, filters.window);
     qb.andWhere('e.hideFromListings = :hidden', { hidden: false });
   }
-  if (filters.search) applySearch(qb, filters.search.words, filters.search.language);
+  if (filters.search) {
+    applySearch(qb, filters.search.words, filters.search.language, options.scored === true);
+  }
   if (filters.categoryIds) applyTerms(qb, 'categories', filters.categoryIds);
   if (filters.tagIds) applyTerms(qb, 'tags', filters.tagIds);
   if (filters.venueIds) qb.andWhere('e.venueId IN (:...venueIds)', { venueIds: filters.venueIds });
@@ -102,21 +99,16 @@ export type EventOrder = 'start' | 'id' | 'relevance';
 
 /**
  * Order and page the IDs: by start, then ID; with `include`, by ID; by
- * relevance (best first, then by start) when asked with a search.
+ * relevance (best first, then by start) when asked with a search (its
+ * query built `scored`).
  */
 export function orderEvents(
   qb: SelectQueryBuilder<Event>,
   order: EventOrder,
 ): SelectQueryBuilder<Event> {
   if (order === 'id') return qb.orderBy('e.id', 'ASC');
-  if (order === 'relevance') {
-    const engine = textEngine(qb.connection);
-    if (engine === 'sqlite') joinShownTexts(qb);
-    qb.addSelect(textScore(engine, EVENT_TEXTS, SEARCHED, 'searchText'), 'relevance').orderBy(
-      'relevance',
-      'DESC',
-    );
-  } else qb.orderBy();
+  if (order === 'relevance') qb.orderBy(`${MATCHED}.score`, 'DESC');
+  else qb.orderBy();
   return qb.addOrderBy('e.startAt', 'ASC').addOrderBy('e.id', 'ASC');
 }
 
@@ -131,44 +123,36 @@ function applyWindow(qb: SelectQueryBuilder<Event>, window: EventWindow): void {
 /**
  * Every word begins a word of the title, excerpt or description the event
  * shows: the requested language's texts, or the other one's when it has none
- * (docs/api.md §5.1). The full-text index finds the matching texts. MySQL:
- * the event joins the texts it shows (one row, so no event is repeated) and
- * the FULLTEXT index drives the query. SQLite: the events whose shown texts
- * match, as a list its planner checks the window's index entries against.
+ * (docs/api.md §5.1). The full-text index alone finds the texts that match;
+ * of those, the ones the event shows are the matched events (one row each,
+ * aliased MATCHED: `id`, and `score` when `scored`), joined to the events on
+ * their primary key so the window and every other filter apply to them only.
  */
-function applySearch(qb: SelectQueryBuilder<Event>, words: string[], language: Language): void {
+function applySearch(
+  qb: SelectQueryBuilder<Event>,
+  words: string[],
+  language: Language,
+  scored: boolean,
+): void {
   const engine = textEngine(qb.connection);
   qb.setParameters({
     searchLanguage: language,
     searchFallback: otherLanguage(language),
     searchText: textQuery(engine, words),
   });
-  if (engine === 'mysql') {
-    joinShownTexts(qb);
-    qb.andWhere(textMatch(engine, EVENT_TEXTS, SEARCHED, 'searchText'));
-    return;
-  }
-  qb.andWhere(
-    `e.id IN (${textRows(EVENT_TEXTS, 'searchText', 't.event_id')} AND ${shownTexts('t', 't.event_id')})`,
-  );
+  const shown =
+    `(t.language = :searchLanguage OR (t.language = :searchFallback AND NOT EXISTS ` +
+    `(SELECT 1 FROM event_translations sl WHERE sl.event_id = t.event_id AND sl.language = :searchLanguage)))`;
+  const matched = textRows(engine, EVENT_TEXTS, 'searchText', {
+    select: 't.event_id AS id',
+    where: shown,
+    scored,
+  });
+  qb.innerJoin(`(${matched})`, MATCHED, `${MATCHED}.id = e.id`);
 }
 
-/** The alias of the texts an event shows, joined for a search. */
-const SEARCHED = 'st';
-
-/** Joins the texts each event shows (at most one row per event) as SEARCHED. */
-function joinShownTexts(qb: SelectQueryBuilder<Event>): void {
-  qb.innerJoin(EventTranslation, SEARCHED, shownTexts(SEARCHED, 'e.id'));
-}
-
-/** SQL: the translation row `alias` is the one the event `eventId` shows. */
-function shownTexts(alias: string, eventId: string): string {
-  return (
-    `${alias}.event_id = ${eventId} AND (${alias}.language = :searchLanguage OR ` +
-    `(${alias}.language = :searchFallback AND NOT EXISTS (SELECT 1 FROM event_translations sl ` +
-    `WHERE sl.event_id = ${eventId} AND sl.language = :searchLanguage)))`
-  );
-}
+/** The alias of the events a search matched, joined to a searched list. */
+const MATCHED = 'sm';
 
 function applyTerms(qb: SelectQueryBuilder<Event>, name: string, termIds: number[]): void {
   const linked = qb

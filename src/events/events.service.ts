@@ -56,30 +56,41 @@ export class EventsService {
     const edit = editContext(query.context, ctx);
     const filters = await this.listFilters(query, ctx);
     const window = pageWindow(query, this.config.maxPerPage);
-    const matching = eventListQuery(this.dataSource.manager, filters);
+    const order = listOrder(query, filters);
+    const matching = eventListQuery(this.dataSource.manager, filters, {
+      scored: order === 'relevance',
+    });
+    const pageQuery = () =>
+      orderEvents(matching.clone().select('e.id', 'id'), order)
+        .offset(window.offset)
+        .limit(window.perPage);
+    const pageIds = async () =>
+      (await pageQuery().getRawMany<{ id: number | string }>()).map((row) => Number(row.id));
+    // A search's total costs what its page costs (every match is read to order them), and
+    // a search box asks each query once: a total not kept yet comes with the page, from
+    // the same statement.
+    let counted: number[] | undefined;
+    const countWithPage = async () => {
+      const rows = await pageQuery()
+        .addSelect('COUNT(*) OVER ()', 'total')
+        .getRawMany<{ id: number | string; total: number | string }>();
+      counted = rows.map((row) => Number(row.id));
+      if (rows.length > 0) return Number(rows[0].total);
+      return window.offset === 0 ? 0 : matching.clone().getCount();
+    };
     // Exact, but counted only when the data changed since (the default window is day-granular).
     const total = () =>
       this.counts.count(
         `events:${JSON.stringify(filters)}`,
-        () => matching.clone().getCount(),
+        filters.search ? countWithPage : () => matching.clone().getCount(),
         ctx,
       );
-    const pageIds = async () => {
-      const rows = await orderEvents(
-        matching.clone().select('e.id', 'id'),
-        listOrder(query, filters),
-      )
-        .offset(window.offset)
-        .limit(window.perPage)
-        .getRawMany<{ id: number | string }>();
-      return rows.map((row) => Number(row.id));
-    };
     // The total and the page are independent reads: one round trip for both, unless
     // the offset is so deep that a page past the end would cost a long index scan.
     const [count, ids] =
-      window.offset <= PARALLEL_PAGE_MAX_OFFSET
-        ? await Promise.all([total(), pageIds()])
-        : [await total(), undefined];
+      filters.search || window.offset > PARALLEL_PAGE_MAX_OFFSET
+        ? [await total(), counted]
+        : await Promise.all([total(), pageIds()]);
     assertPageExists(window, count, 'event-archive-page-not-found');
     const page = ids ?? (await pageIds());
     const [loaded, linkRows, linked] = await Promise.all([

@@ -173,6 +173,102 @@ describe('orderby=relevance', () => {
   });
 });
 
+describe('totals and pages', () => {
+  beforeEach(() =>
+    seed([
+      { title: 'Avond een' },
+      { title: 'Avond twee' },
+      { title: 'Ochtend' },
+      { title: 'Avond drie', status: 'draft' },
+      { title: 'Evening four', language: 'en' },
+      { title: 'Avond vijf' },
+      { title: 'Avond zes' },
+      { title: 'Avond zeven' },
+    ]),
+  );
+
+  /** IDs, X-Total and X-TotalPages of a page. */
+  async function page(query: string, user?: UserName) {
+    const res = await api.get(`/events?${query}`, user).expect(200);
+    expect(res.headers['x-total']).toBe(String(res.body.total));
+    return {
+      ids: res.body.events.map((e: { id: number }) => e.id),
+      total: res.body.total,
+      pages: Number(res.headers['x-totalpages']),
+    };
+  }
+
+  it('counts every match on any page, also when a total is asked for the first time', async () => {
+    // The first ask of each query comes with its total; the second of avond reads the kept one.
+    expect(await page('search=avond&per_page=2&page=3')).toEqual({ ids: [8], total: 5, pages: 3 });
+    expect(await page('search=avond&per_page=2&page=2')).toEqual({
+      ids: [6, 7],
+      total: 5,
+      pages: 3,
+    });
+    expect(await page('search=avond&per_page=2&page=2', 'author')).toEqual({
+      ids: [4, 6],
+      total: 6,
+      pages: 3,
+    });
+    expect(await page('search=avond&per_page=2&orderby=relevance&page=3&featured=false')).toEqual({
+      ids: [8],
+      total: 5,
+      pages: 3,
+    });
+    expect(await page('search=evening&per_page=3&page=1')).toEqual({
+      ids: [5],
+      total: 1,
+      pages: 1,
+    });
+  });
+
+  it('answers a page past the last 404, whether the total was known or not', async () => {
+    const past = await api.get('/events?search=avond&per_page=2&page=4').expect(404);
+    expect(past.body).toEqual(errorBody('event-archive-page-not-found', 404));
+    expect(await page('search=avond&per_page=2&page=1')).toEqual({
+      ids: [1, 2],
+      total: 5,
+      pages: 3,
+    });
+    await api.get('/events?search=avond&per_page=2&page=4').expect(404);
+    const none = await api.get('/events?search=middag&page=2').expect(404);
+    expect(none.body).toEqual(errorBody('event-archive-page-not-found', 404));
+    expect(await page('search=middag')).toEqual({ ids: [], total: 0, pages: 0 });
+  });
+
+  it('counts the new total after a write, on a page past the first', async () => {
+    expect(await page('search=avond&per_page=2&page=3')).toEqual({ ids: [8], total: 5, pages: 3 });
+    await api.update(3, { title: 'Ochtend en avond' }).expect(200);
+    expect(await page('search=avond&per_page=2&page=3')).toEqual({
+      ids: [7, 8],
+      total: 6,
+      pages: 3,
+    });
+    await api.remove('/events/8').expect(200);
+    expect(await page('search=avond&per_page=2&page=3')).toEqual({ ids: [7], total: 5, pages: 3 });
+  });
+});
+
+describe('relevance in the shown language', () => {
+  beforeEach(async () => {
+    await seed([{ title: 'Jazz noot noot noot' }, { title: 'Jazz jazz noot noot' }]);
+    await api.update(1, { title: 'Jazz jazz jazz jazz' }, 'author', '?language=en').expect(200);
+    await seed([{ title: 'Jazz jazz jazz noot', language: 'en' }]);
+  });
+
+  it('scores the texts each event shows, not its other translation', async () => {
+    // Dutch: event 1 shows "Jazz noot noot noot", event 3 its English texts (it has no Dutch).
+    expect(await search('jazz', '&orderby=relevance')).toEqual([3, 2, 1]);
+    // English: event 2 has none, so it shows its Dutch texts.
+    expect(await search('jazz', '&orderby=relevance&language=en')).toEqual([1, 3, 2]);
+    expect(await found('search=jazz&orderby=relevance&per_page=1&page=2')).toEqual({
+      ids: [2],
+      total: 3,
+    });
+  });
+});
+
 describe('writes', () => {
   it('every write is reflected in the next search', async () => {
     await seed([{ title: 'Eerste Zeldzaamwoord' }, { title: 'Tweede' }]);
