@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
-import { resolvesToPrivate, urlProblem } from '../common/net/target-safety';
+import { targetProblem } from '../common/net/target-safety';
 import { ListPage, pageWindow } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
@@ -146,9 +146,7 @@ export class ImportsService {
   /** The webhooks' target rules (docs/api.md §15): scheme, credentials, a private address. */
   private async checkUrl(url: string): Promise<void> {
     const policy = this.config.webhooks;
-    const problem =
-      urlProblem(url, policy) ??
-      ((await resolvesToPrivate(url, policy)) ? 'privateTarget' : undefined);
+    const problem = await targetProblem(url, policy);
     if (problem) throw ApiError.invalid('url', problem);
   }
 }

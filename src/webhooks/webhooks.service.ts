@@ -16,7 +16,7 @@ import { WebhookDeliveryDto, WebhookRecordDto } from './dto/webhook-record.dto';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { WebhookEndpoint } from './entities/webhook-endpoint.entity';
 import { PING } from './message-types';
-import { resolvesToPrivate, urlProblem } from '../common/net/target-safety';
+import { targetProblem } from '../common/net/target-safety';
 import { mapDelivery, mapWebhook } from './webhook.mapper';
 import { WebhookOutbox } from './webhook-outbox';
 import { WebhookSender } from './webhook-sender.service';
@@ -165,9 +165,7 @@ export class WebhooksService {
   /** Scheme, credentials, and the address the name resolves to (docs/api.md §15). */
   private async checkUrl(url: string): Promise<void> {
     const policy = this.config.webhooks;
-    const problem =
-      urlProblem(url, policy) ??
-      ((await resolvesToPrivate(url, policy)) ? 'privateTarget' : undefined);
+    const problem = await targetProblem(url, policy);
     if (problem) throw ApiError.invalid('url', problem);
   }
 }

@@ -1,6 +1,7 @@
 import { ImportScheduler } from '../../src/imports/import-scheduler.service';
 import { STALE_RUN_MS } from '../../src/imports/import-store';
 import { FeedServer, feedOf } from './helpers/feed-server';
+import { runReport, wireDate } from './helpers/imports';
 import { METRICS_TOKEN, scrape, valueOf } from './helpers/metrics';
 import { API, createTestApp, TestApp } from './helpers/test-app';
 import { eventually } from './helpers/webhook-receiver';
@@ -15,7 +16,6 @@ import { eventually } from './helpers/webhook-receiver';
  */
 
 const HOUR_MS = 3_600_000;
-const wireDate = expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
 
 describe('imports: feeds on a schedule', () => {
   let t: TestApp;
@@ -54,29 +54,18 @@ describe('imports: feeds on a schedule', () => {
   /** Makes refreshes due: the scheduler's clock `ms` ahead. */
   const later = (ms: number) => (scheduler.now = () => Date.now() + ms);
 
-  const run = (fields: Record<string, unknown>) => ({
-    id: expect.any(Number),
-    trigger: 'schedule',
-    outcome: 'imported',
-    started_utc: wireDate,
-    finished_utc: wireDate,
-    duration_ms: expect.any(Number),
-    fetch: {
-      outcome: 'fetched',
-      bytes: expect.any(Number),
-      http_status: null,
-      error: null,
-      detail: null,
-    },
-    refusal: null,
-    created: 0,
-    updated: 0,
-    unchanged: 0,
-    trashed: 0,
-    skipped_count: 0,
-    skipped: [],
-    ...fields,
-  });
+  const run = (fields: Record<string, unknown>) =>
+    runReport(
+      'schedule',
+      {
+        outcome: 'fetched',
+        bytes: expect.any(Number),
+        http_status: null,
+        error: null,
+        detail: null,
+      },
+      fields,
+    );
 
   it('runs a new URL import at once, then refreshes it with If-None-Match and takes 304 as not_modified', async () => {
     // Calendars without VEVENTs: the schedule and its reports, not what a run writes (last test).

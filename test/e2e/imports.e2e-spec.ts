@@ -4,6 +4,7 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
 import { feedOf } from './helpers/feed-server';
+import { runReport, wireDate } from './helpers/imports';
 
 /*
  * The imports resource (docs/api.md "Imports"): administrators only, its
@@ -57,25 +58,8 @@ describe('imports', () => {
     last_success_utc: null,
     ...fields,
   });
-  const wireDate = expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
   /** An upload's run report. */
-  const uploadRun = (fields: Record<string, unknown>) => ({
-    id: expect.any(Number),
-    trigger: 'upload',
-    outcome: 'imported',
-    started_utc: wireDate,
-    finished_utc: wireDate,
-    duration_ms: expect.any(Number),
-    fetch: null,
-    refusal: null,
-    created: 0,
-    updated: 0,
-    unchanged: 0,
-    trashed: 0,
-    skipped_count: 0,
-    skipped: [],
-    ...fields,
-  });
+  const uploadRun = (fields: Record<string, unknown>) => runReport('upload', null, fields);
 
   describe('access', () => {
     it('is for administrators only: 401 without a token, 403 for other roles, on every route', async () => {

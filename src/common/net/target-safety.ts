@@ -164,3 +164,18 @@ export function requestProblem(
 export function pinnedLookup(policy: TargetPolicy): { lookup?: typeof safeLookup } {
   return policy.allowPrivateTargets ? {} : { lookup: safeLookup };
 }
+
+/**
+ * Why `raw` may not be a target (its scheme, credentials, or an internal
+ * address its name resolves to), or undefined: the check a webhook endpoint
+ * and an import URL both pass when they are registered.
+ */
+export async function targetProblem(
+  raw: string,
+  policy: TargetPolicy,
+): Promise<string | undefined> {
+  return (
+    urlProblem(raw, policy) ??
+    ((await resolvesToPrivate(raw, policy)) ? 'privateTarget' : undefined)
+  );
+}
