@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { DateTime } from 'luxon';
 import { DataSource } from 'typeorm';
 import { startInProcessService } from './shared/in-process-service';
+import { assertBenchDatabase } from './shared/bench-database';
 
 interface Answer {
   status: number;
@@ -36,8 +37,7 @@ async function main(): Promise<void> {
     },
   });
   const databaseUrl = values['database-url'] ?? '';
-  if (databaseUrl && !/bench/.test(new URL(databaseUrl).pathname))
-    throw new Error('--database-url must name a database whose name contains "bench"');
+  assertBenchDatabase(databaseUrl);
   const size = Number(values.size);
   const { app, base, token } = await startInProcessService({ databaseUrl, role: 'editor' });
   const url = new URL(base);

@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { DateTime } from 'luxon';
 import { startInProcessService } from './shared/in-process-service';
+import { assertBenchDatabase } from './shared/bench-database';
 
 interface Figures {
   requests: number;
@@ -34,8 +35,7 @@ async function main(): Promise<void> {
     },
   });
   const databaseUrl = values['database-url'] ?? '';
-  if (databaseUrl && !/bench/.test(new URL(databaseUrl).pathname))
-    throw new Error('--database-url must name a database whose name contains "bench"');
+  assertBenchDatabase(databaseUrl);
   const { app, base, token } = await startInProcessService({
     databaseUrl,
     role: 'editor',

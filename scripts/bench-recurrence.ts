@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { DateTime } from 'luxon';
 import { compareLists } from './bench-recurrence-lists';
 import { startInProcessService } from './shared/in-process-service';
+import { assertBenchDatabase } from './shared/bench-database';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -32,8 +33,7 @@ async function main(): Promise<void> {
     },
   });
   const databaseUrl = values['database-url'] ?? '';
-  if (databaseUrl && !/bench/.test(new URL(databaseUrl).pathname))
-    throw new Error('--database-url must name a database whose name contains "bench"');
+  assertBenchDatabase(databaseUrl);
   const { app, base, token } = await startInProcessService({
     databaseUrl,
     role: 'administrator',

@@ -52,6 +52,7 @@ import {
   stopServer,
 } from './bench/processes';
 import { cpuSeconds, ensureBuilt, freePort } from './shared/process-tools';
+import { assertBenchDatabase } from './shared/bench-database';
 
 const ROOT = resolve(__dirname, '..');
 const SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
@@ -81,8 +82,7 @@ async function main(): Promise<void> {
     },
   });
   const databaseUrl = values['database-url'] ?? '';
-  if (databaseUrl && !/bench/.test(new URL(databaseUrl).pathname))
-    throw new Error('--database-url must name a database whose name contains "bench"');
+  assertBenchDatabase(databaseUrl);
   if (databaseUrl) await recreate(databaseUrl);
 
   // The service in its own process (pinned to core 0), the clients and the receiver here

@@ -34,3 +34,9 @@ export function benchDatabaseEnv(options: {
   }
   return { env, sqlitePath };
 }
+
+/** Benches write and delete: a given database must be one named for them. */
+export function assertBenchDatabase(databaseUrl: string): void {
+  if (databaseUrl && !new URL(databaseUrl).pathname.includes('bench'))
+    throw new Error('--database-url must name a database whose name contains "bench"');
+}
