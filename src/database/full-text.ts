@@ -125,3 +125,11 @@ export function fieldQuery(
   if (engine === 'mysql') return all;
   return index.columns.map((column) => `${column} : (${all})`).join(' OR ');
 }
+
+/**
+ * SQLite: SQL counting the rows that match the query in parameter `param`
+ * (`?`), from the FTS5 index alone (no row is read).
+ */
+export function textMatchCountSql(index: TextIndex): string {
+  return `SELECT COUNT(*) AS n FROM ${index.name} WHERE ${index.name} MATCH ?`;
+}

@@ -54,7 +54,7 @@ export interface EventListFilters {
 export function eventListQuery(
   manager: EntityManager,
   filters: EventListFilters,
-  options: { scored?: boolean } = {},
+  options: { scored?: boolean; searchPlan?: SearchPlan } = {},
 ): SelectQueryBuilder<Event> {
   const qb = manager.createQueryBuilder(Event, 'e');
   applyStatusScope(qb, 'e', filters.scope);
@@ -65,7 +65,10 @@ export function eventListQuery(
     qb.andWhere('e.hideFromListings = :hidden', { hidden: false });
   }
   if (filters.search) {
-    applySearch(qb, filters.search.words, filters.search.language, options.scored === true);
+    const { words, language } = filters.search;
+    if (options.searchPlan === 'window' && options.scored !== true) {
+      applySearchAlongWindow(qb, words, language);
+    } else applySearch(qb, words, language, options.scored === true);
   }
   if (filters.categoryIds) applyTerms(qb, 'categories', filters.categoryIds);
   if (filters.tagIds) applyTerms(qb, 'tags', filters.tagIds);
@@ -121,6 +124,14 @@ function applyWindow(qb: SelectQueryBuilder<Event>, window: EventWindow): void {
 }
 
 /**
+ * How a search is read (chosen by `chooseSearchPlan`): `matches` reads each
+ * matched event by primary key and applies the window to it; `window` walks
+ * the window's index in order and checks each entry against the set of
+ * matched events. Both give the same rows.
+ */
+export type SearchPlan = 'matches' | 'window';
+
+/**
  * Every word begins a word of the title, excerpt or description the event
  * shows: the requested language's texts, or the other one's when it has none
  * (docs/api.md §5.1). The full-text index alone finds the texts that match;
@@ -134,6 +145,28 @@ function applySearch(
   language: Language,
   scored: boolean,
 ): void {
+  qb.innerJoin(`(${matchedEvents(qb, words, language, scored)})`, MATCHED, `${MATCHED}.id = e.id`);
+}
+
+/**
+ * The same events as `applySearch`, as a set the window's index entries are
+ * checked against (`+` keeps SQLite from driving the query by the set).
+ */
+function applySearchAlongWindow(
+  qb: SelectQueryBuilder<Event>,
+  words: string[],
+  language: Language,
+): void {
+  qb.andWhere(`+e.id IN (SELECT sm.id FROM (${matchedEvents(qb, words, language, false)}) sm)`);
+}
+
+/** SQL: the events whose shown texts match (`id`, `score`), with the parameters set on `qb`. */
+function matchedEvents(
+  qb: SelectQueryBuilder<Event>,
+  words: string[],
+  language: Language,
+  scored: boolean,
+): string {
   const engine = textEngine(qb.connection);
   qb.setParameters({
     searchLanguage: language,
@@ -143,12 +176,11 @@ function applySearch(
   const shown =
     `(t.language = :searchLanguage OR (t.language = :searchFallback AND NOT EXISTS ` +
     `(SELECT 1 FROM event_translations sl WHERE sl.event_id = t.event_id AND sl.language = :searchLanguage)))`;
-  const matched = textRows(engine, EVENT_TEXTS, 'searchText', {
+  return textRows(engine, EVENT_TEXTS, 'searchText', {
     select: 't.event_id AS id',
     where: shown,
     scored,
   });
-  qb.innerJoin(`(${matched})`, MATCHED, `${MATCHED}.id = e.id`);
 }
 
 /** The alias of the events a search matched, joined to a searched list. */

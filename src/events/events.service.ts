@@ -19,7 +19,9 @@ import {
   EventOrder,
   orderEvents,
   resolveListFilters,
+  SearchPlan,
 } from './event-list-query';
+import { chooseSearchPlan } from './search-plan';
 import { EventRecordsService, EventRows, LinkedRecordCache } from './event-records.service';
 import { passwordKey, passwordMatches } from './event-password';
 import { EVENTS, loadEventRows, loadEvents } from './event-store';
@@ -59,6 +61,7 @@ export class EventsService {
     const order = listOrder(query, filters);
     const matching = eventListQuery(this.dataSource.manager, filters, {
       scored: order === 'relevance',
+      searchPlan: await this.searchPlan(filters, order, ctx),
     });
     const pageQuery = () =>
       orderEvents(matching.clone().select('e.id', 'id'), order)
@@ -110,6 +113,28 @@ export class EventsService {
       linked,
     );
     return new ListPage('events', items, count, window, true);
+  }
+
+  /**
+   * How a search in start order is read (`chooseSearchPlan`), with the total of
+   * the same list without the search as the window's size: kept per filters and
+   * data version, so a search box's next words reuse it.
+   */
+  private async searchPlan(
+    filters: EventListFilters,
+    order: EventOrder,
+    ctx: RequestContext,
+  ): Promise<SearchPlan> {
+    if (!filters.search || order === 'relevance') return 'matches';
+    const manager = this.dataSource.manager;
+    const plain: EventListFilters = { ...filters, search: undefined };
+    return chooseSearchPlan(manager, filters.search.words, () =>
+      this.counts.count(
+        `events:${JSON.stringify(plain)}`,
+        () => eventListQuery(manager, plain).getCount(),
+        ctx,
+      ),
+    );
   }
 
   /**
