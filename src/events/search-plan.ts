@@ -11,11 +11,15 @@ import type { SearchPlan } from './event-list-query';
  */
 const WINDOW_ENTRIES_PER_MATCH = 10;
 
+/** Up to this many matched texts, reading them by rowid costs about a millisecond whatever the window. */
+const FEW_MATCHES = 200;
+
 /**
- * The plan of a new search (`EventListQuery`'s `searchPlan`). MySQL/MariaDB:
+ * The plan of a new search (`eventListQuery`'s `searchPlan`). MySQL/MariaDB:
  * always `matches` (InnoDB pays per match either way). SQLite: by the FTS5
  * match count (cheap: the index alone) against the number of events the
- * list's other filters leave (`windowSize`, a total the count cache keeps).
+ * list's other filters leave (`windowSize`, a total the count cache keeps),
+ * asked only when neither a few matches nor the whole table decides it.
  */
 export async function chooseSearchPlan(
   manager: EntityManager,
@@ -26,6 +30,12 @@ export async function chooseSearchPlan(
   const [{ n }] = await manager.query<Array<{ n: number }>>(textMatchCountSql(EVENT_TEXTS), [
     textQuery('sqlite', words),
   ]);
-  if (Number(n) === 0) return 'matches';
-  return Number(n) * WINDOW_ENTRIES_PER_MATCH >= (await windowSize()) ? 'window' : 'matches';
+  if (Number(n) <= FEW_MATCHES) return 'matches';
+  const matches = Number(n) * WINDOW_ENTRIES_PER_MATCH;
+  // No window holds more events than the table (rowids only grow).
+  const [{ last }] = await manager.query<Array<{ last: number | null }>>(
+    'SELECT MAX(id) AS last FROM events',
+  );
+  if (matches >= Number(last ?? 0)) return 'window';
+  return matches >= (await windowSize()) ? 'window' : 'matches';
 }

@@ -1,5 +1,8 @@
 import fc from 'fast-check';
 import { DateTime, FixedOffsetZone } from 'luxon';
+import { makePlan } from '../../scripts/seed/plan';
+import { EVENT_TEXTS, textMatchCountSql, textQuery } from '../../src/database/full-text';
+import { seedDatabase } from '../../scripts/seed/seed-database';
 import { eventWindow } from '../../src/events/date-window';
 import { eventListQuery, orderEvents, SearchPlan } from '../../src/events/event-list-query';
 import { dayAt, eventRequests } from './helpers/events';
@@ -148,7 +151,10 @@ async function readWith(search: SearchInput, plan: SearchPlan) {
   };
   const query = eventListQuery(t.dataSource.manager, filters, { searchPlan: plan });
   const rows = await orderEvents(query.clone().select('e.id', 'id'), 'start').getRawMany();
-  return { ids: rows.map((row: { id: number | string }) => Number(row.id)), total: await query.getCount() };
+  return {
+    ids: rows.map((row: { id: number | string }) => Number(row.id)),
+    total: await query.getCount(),
+  };
 }
 
 it('reads the same pages and totals along the window as from the matches, as the rule says', async () => {
@@ -177,7 +183,10 @@ it('reads the same pages and totals along the window as from the matches, as the
           expect({
             ids: res.body.events.map((e: { id: number }) => e.id),
             total: res.headers['x-total'],
-          }).toEqual({ ids: all.slice(offset, offset + search.perPage), total: String(all.length) });
+          }).toEqual({
+            ids: all.slice(offset, offset + search.perPage),
+            total: String(all.length),
+          });
         }
       },
     ),
@@ -187,3 +196,60 @@ it('reads the same pages and totals along the window as from the matches, as the
     },
   );
 }, 600_000);
+
+describe('on a seeded corpus', () => {
+  const EVENTS = 10_000;
+  const words = ['muzikaal', 'maastricht', 'aanvang'];
+
+  beforeAll(async () => {
+    await t.reset();
+    await seedDatabase(
+      t.dataSource,
+      makePlan({ events: EVENTS, venues: 50, organizers: 50, categories: 5, tags: 10, seed: 7 }),
+      { batchEvents: 2000 },
+    );
+  }, 300_000);
+
+  it('answers each search as both plans read it, whichever the service chooses', async () => {
+    if (t.engine === 'sqlite') {
+      // Words on each side of the choice (src/events/search-plan.ts): a few texts, more than a
+      // few but fewer than a tenth of the table, more than a tenth of the table.
+      const texts = await Promise.all(
+        words.map(async (word) => {
+          const [{ n }] = await t.dataSource.query(textMatchCountSql(EVENT_TEXTS), [
+            textQuery('sqlite', [word]),
+          ]);
+          return Number(n);
+        }),
+      );
+      expect(texts.some((n) => n <= 200)).toBe(true);
+      expect(texts.some((n) => n > 200 && n * 10 < EVENTS)).toBe(true);
+      expect(texts.some((n) => n * 10 >= EVENTS)).toBe(true);
+    }
+    for (const word of words) {
+      for (const [from, to] of [
+        [undefined, undefined],
+        [-1_900, 1_900],
+      ] as const) {
+        const search: SearchInput = {
+          words: [word],
+          from,
+          to,
+          language: 'nl',
+          perPage: 10,
+          page: 1,
+        };
+        const all = (await readWith(search, 'matches')).ids;
+        expect(await readWith(search, 'window')).toEqual({ ids: all, total: all.length });
+        for (const page of [1, 3]) {
+          if (page > 1 && all.length <= 20) continue;
+          const res = await api.get(`/events?${queryOf(search)}&page=${page}`).expect(200);
+          expect({
+            ids: res.body.events.map((e: { id: number }) => e.id),
+            total: res.headers['x-total'],
+          }).toEqual({ ids: all.slice((page - 1) * 10, page * 10), total: String(all.length) });
+        }
+      }
+    }
+  }, 300_000);
+});
