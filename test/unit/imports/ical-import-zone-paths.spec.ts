@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { Settings } from 'luxon';
 import type { parseIcalendar as Parse } from '../../../src/imports/ical-import-parser';
 import { generatedFeed } from '../../../scripts/bench-import';
 import { fixture } from './ical-fixtures';
@@ -150,5 +151,31 @@ describe('iCalendar import parser: zone offsets once per day, or luxon every tim
       ),
       { numRuns: 300, seed: 20261128 },
     );
+  });
+
+  it('reads the hour the clocks go back as its first time, whatever the date of the parse', () => {
+    const body = [
+      'BEGIN:VCALENDAR',
+      'BEGIN:VEVENT',
+      'UID:back@example.org',
+      'SUMMARY:Nachtconcert',
+      'DTSTART;TZID=Europe/Amsterdam:20271031T023000',
+      'DURATION:PT1H',
+      'END:VEVENT',
+      'END:VCALENDAR',
+    ].join('\r\n');
+    const saved = Settings.now;
+    const parsedOn = (now: number) => {
+      Settings.now = () => now;
+      try {
+        return fast(body, { defaultZone: 'Europe/Amsterdam' }).items;
+      } finally {
+        Settings.now = saved;
+      }
+    };
+    const summer = parsedOn(Date.UTC(2027, 6, 1));
+    // 02:30 summer time (00:30 UTC) and an hour: 02:30 winter time.
+    expect(summer[0].end).toEqual({ local: '2027-10-31 02:30:00', timezone: 'Europe/Amsterdam' });
+    expect(parsedOn(Date.UTC(2027, 0, 1))).toEqual(summer);
   });
 });
