@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import { EntityManager, In, MoreThan, Not, ObjectLiteral } from 'typeorm';
 import { Event } from '../events/entities/event.entity';
 import type { ImportItem } from './import-item';
@@ -32,9 +32,7 @@ const IMPORTED_COLUMNS = {
  */
 export function importHashOf(item: ImportItem, target: ImportTarget): string {
   const settings = [target.status, target.language, [...target.categoryIds].sort((a, b) => a - b)];
-  return createHash('sha256')
-    .update(`${item.hash}\n${JSON.stringify(settings)}`)
-    .digest('base64url');
+  return digest('sha256', `${item.hash}\n${JSON.stringify(settings)}`, 'base64url');
 }
 
 /** The source's events holding these UIDs as keys, by UID (the external key's unique index). */

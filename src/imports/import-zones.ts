@@ -1,5 +1,5 @@
 import type ICALModule from 'ical.js';
-import { DateTime, IANAZone } from 'luxon';
+import { IANAZone } from 'luxon';
 
 /*
  * Which IANA zone a TZID names (docs/api.md "Imports (draft: parsing rules)").
@@ -13,6 +13,8 @@ import { DateTime, IANAZone } from 'luxon';
 
 /** An IANA zone (or `UTC`), or a VTIMEZONE block that only ical.js can read. */
 export type ResolvedZone = { iana: string } | { block: ICALModule.Timezone };
+
+export { instantOf, wallAt } from './zone-offsets';
 
 let ical: typeof ICALModule | undefined;
 let windowsIana: typeof import('windows-iana') | undefined;
@@ -116,16 +118,6 @@ export function wallOf(time: ICALModule.Time): string {
     `${pad(time.year, 4)}-${pad(time.month)}-${pad(time.day)} ` +
     `${pad(time.hour)}:${pad(time.minute)}:${pad(time.second)}`
   );
-}
-
-/** Unix seconds of a wall-clock time in an IANA zone (the first of a repeated hour, RFC 5545 §3.3.5). */
-export function instantOf(wall: string, zone: string): number {
-  return DateTime.fromSQL(wall, { zone }).toSeconds();
-}
-
-/** The wall-clock time in `zone` of Unix seconds. */
-export function wallAt(seconds: number, zone: string): string {
-  return DateTime.fromSeconds(seconds, { zone }).toFormat('yyyy-MM-dd HH:mm:ss');
 }
 
 /** Unix seconds of a time read through a VTIMEZONE block. */

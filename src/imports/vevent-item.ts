@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import type ICALModule from 'ical.js';
 import type { ImportItem, ImportOrganizer, ImportVenue, SkipReason } from './import-item';
 import { type DateContext, DateProblem, eventDates, readProperty } from './vevent-dates';
@@ -74,7 +74,7 @@ export function veventItem(vevent: ICALModule.Component, context: DateContext): 
 /** SHA-256 (base64url) of what the writer writes: the fields in their fixed order, without SEQUENCE and LAST-MODIFIED. */
 export function hashOf(item: Omit<ImportItem, 'hash'> & { hash?: string }): string {
   const { sequence: _sequence, lastModified: _lastModified, hash: _hash, ...content } = item;
-  return createHash('sha256').update(JSON.stringify(content)).digest('base64url');
+  return digest('sha256', JSON.stringify(content), 'base64url');
 }
 
 /** A text property's first value ('' when absent or not text). */
@@ -91,7 +91,7 @@ function cut(value: string, max: number): string {
 }
 
 function key(prefix: string, value: string): string {
-  return `${prefix}-${createHash('sha256').update(value).digest('base64url').slice(0, 22)}`;
+  return `${prefix}-${digest('sha256', value, 'base64url').slice(0, 22)}`;
 }
 
 /** Lower case, whitespace runs as one space: "Main Hall,  Utrecht" and "main hall, utrecht" are one venue. */
