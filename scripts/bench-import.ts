@@ -10,10 +10,11 @@
  *
  * The database (its name must contain "bench") is dropped and made anew; the
  * service starts on it in this process (migrations at start). Printed: wall
- * time and events/s of parse + write, RSS before, at its peak (sampled every
- * 20 ms) and after; for the re-import its wall time, the statements by kind
- * (a TypeORM subscriber sees every statement sent), the change numbers and
- * the data version before and after.
+ * time, events/s and this process's CPU time (parse + write, not the
+ * database's), RSS before, at its peak (sampled every 20 ms) and after; for
+ * the re-import its wall time, the statements by kind (a TypeORM subscriber
+ * sees every statement sent), the change numbers and the data version
+ * before and after.
  */
 import { parseArgs } from 'node:util';
 import { createConnection } from 'mysql2/promise';
@@ -117,10 +118,12 @@ async function main(): Promise<void> {
     const before = process.memoryUsage().rss;
     statements.clear();
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const parsed = parseIcalendar(feed, { defaultZone: ZONE });
     const parsedAt = performance.now();
     const report: ImportReport = await writer.apply(target, parsed, undefined);
     const ms = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
     clearInterval(sampler);
     const after = process.memoryUsage().rss;
     peak = Math.max(peak, after);
@@ -129,6 +132,7 @@ async function main(): Promise<void> {
       wall_s: +(ms / 1000).toFixed(2),
       parse_s: +((parsedAt - started) / 1000).toFixed(2),
       events_per_s: Math.round(events / (ms / 1000)),
+      cpu_s: +((cpu.user + cpu.system) / 1e6).toFixed(2),
       counts,
       skipped: skipped.length,
       rss_mb: { before: mb(before), peak: mb(peak), after: mb(after), growth: mb(peak - before) },

@@ -178,17 +178,21 @@ async function resolveLinks(
     target.source,
     items.flatMap((item) => item.organizer?.key ?? []),
   );
-  const categories = new Map<string, number>();
+  // The first spelling of each key, as the names come in the items.
+  const names = new Map<string, string>();
   for (const item of items) {
     for (const name of item.categories) {
       const key = categoryKey(name);
-      if (key === '' || categories.has(key)) continue;
-      categories.set(
-        key,
-        await writers.terms.findOrCreateByName(unit, CATEGORIES, name, writers.ctx),
-      );
+      if (key !== '' && !names.has(key)) names.set(key, name);
     }
   }
+  const ids = await writers.terms.findOrCreateManyByName(
+    unit,
+    CATEGORIES,
+    [...names.values()],
+    writers.ctx,
+  );
+  const categories = new Map([...names].map(([key, name]) => [key, ids.get(name) as number]));
   return { venues, organizers, categories };
 }
 
