@@ -1,10 +1,11 @@
+import { MysqlQueryRunner } from 'typeorm/driver/mysql/MysqlQueryRunner';
 import { parseIcalendar } from '../../src/imports/ical-import-parser';
 import { eventInputOf } from '../../src/imports/import-event-input';
 import type { ImportParseResult } from '../../src/imports/import-item';
 import type { ImportReport, ImportTarget } from '../../src/imports/import-report';
 import { ImportWriter } from '../../src/imports/import-writer';
 import { type FeedEntry, feedPage } from './helpers/changes';
-import { API, USERS } from './helpers/test-app';
+import { API, createTestApp, TestApp, USERS } from './helpers/test-app';
 import { useWebhookApp } from './helpers/webhook-receiver';
 
 /*
@@ -291,5 +292,51 @@ describe('import bulk create', () => {
       "SELECT COUNT(DISTINCT slug) AS n FROM event_translations WHERE language = 'nl' AND slug LIKE 'markt%'",
     );
     expect(Number(n)).toBe(5);
+  });
+});
+
+/** MySQL only: SQLite always takes RETURNING. */
+const onMysql = process.env.TEST_ENGINE === 'mysql' ? describe : describe.skip;
+
+onMysql('import bulk create with DATABASE_PORTABLE_SQL', () => {
+  let t: TestApp;
+  const sent: string[] = [];
+  let spy: jest.SpyInstance;
+  beforeAll(async () => {
+    t = await createTestApp({ DATABASE_PORTABLE_SQL: 'true', SITE_TIMEZONE: AMS });
+    const query = MysqlQueryRunner.prototype.query;
+    spy = jest.spyOn(MysqlQueryRunner.prototype, 'query').mockImplementation(function (
+      this: MysqlQueryRunner,
+      ...args: Parameters<typeof query>
+    ) {
+      sent.push(args[0]);
+      return query.apply(this, args);
+    });
+  });
+  afterAll(async () => {
+    spy?.mockRestore();
+    await t?.close();
+  });
+
+  it('inserts the events one by one, without RETURNING, with the same IDs, slugs and links', async () => {
+    const parsed = parseIcalendar(FEED, { defaultZone: AMS });
+    sent.length = 0;
+    expect((await t.app.get(ImportWriter).apply(TARGET, parsed, undefined)).created).toBe(5);
+    expect(sent.filter((sql) => /RETURNING/i.test(sql))).toEqual([]);
+    const { body } = await t
+      .http()
+      .get(`${API}/events?external_source=${SOURCE}&start_date=2027-01-01&end_date=2027-12-31`)
+      .set('Authorization', t.auth.administrator)
+      .expect(200);
+    const events = (body.events as Json[]).sort((a, b) => a.id - b.id);
+    expect(events.map((event) => [event.external_id.id, event.slug])).toEqual([
+      ['a1@example.org', 'markt'],
+      ['a2@example.org', 'markt-2'],
+      ['s1@example.org', 'koorrepetitie'],
+      ['a3@example.org', 'koningsdag'],
+      ['a4@example.org', 'webinar-open'],
+    ]);
+    expect(events[1].organizer.map((o: Json) => o.organizer)).toEqual(['Bob']);
+    expect(events[1].categories.map((c: Json) => c.name)).toEqual(['Markt']);
   });
 });
