@@ -319,6 +319,33 @@ export async function insertRow<E extends ObjectLiteral>(
   return insertedId(await manager.query(...insertStatement(manager, target, properties, [values])));
 }
 
+/**
+ * insertRows that returns the new rows' generated IDs, in the rows' order:
+ * `INSERT … RETURNING` (MariaDB ≥ 10.5 and SQLite ≥ 3.35 both take it). Rows
+ * are inserted in order, so their IDs ascend with it whatever the engine's
+ * auto-increment lock mode.
+ */
+export async function insertRowsReturningIds<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  properties: ReadonlyArray<keyof E & string>,
+  rows: ReadonlyArray<Partial<E>>,
+): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const [sql, params] = insertStatement(manager, target, properties, rows);
+  const id = manager.connection.driver.escape(
+    columnOf(shapeOf(manager, target), 'id').databaseName,
+  );
+  const returned = (await manager.query(`${sql} RETURNING ${id} AS id`, params)) as Array<{
+    id: number | string;
+  }>;
+  if (!Array.isArray(returned) || returned.length !== rows.length)
+    throw new Error(
+      `INSERT … RETURNING gave ${String(returned?.length)} IDs for ${rows.length} rows`,
+    );
+  return returned.map((row) => Number(row.id)).sort((a, b) => a - b);
+}
+
 /** The ID of the row a single-row INSERT made: mysql2's OK packet, or better-sqlite3's rowid. */
 export function insertedId(result: unknown): number {
   return Number(

@@ -5,6 +5,7 @@ import { OrganizersModule } from '../organizers/organizers.module';
 import { TermsModule } from '../terms/terms.module';
 import { VenuesModule } from '../venues/venues.module';
 import { EventsController } from './events.controller';
+import { EventBulkWrites } from './event-bulk-writes';
 import { EventReader } from './event-reader';
 import { EventRecordsService } from './event-records.service';
 import { EventWrites } from './event-writes.service';
@@ -18,11 +19,12 @@ import { RecurrenceService } from './recurrence/recurrence.service';
   providers: [
     EventsService,
     EventWrites,
+    EventBulkWrites,
     EventRecordsService,
     RecurrenceService,
     ExternalKeyUpserts,
     EventReader,
   ],
-  exports: [EventsService, EventRecordsService, EventWrites],
+  exports: [EventsService, EventRecordsService, EventWrites, EventBulkWrites],
 })
 export class EventsModule {}

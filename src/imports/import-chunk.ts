@@ -1,7 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import type { RequestContext } from '../common/http/request-context';
+import type { CreateEventDto } from '../events/dto/create-event.dto';
 import { Event } from '../events/entities/event.entity';
 import { lockEventRow } from '../events/event-store';
+import type { EventBulkWrites } from '../events/event-bulk-writes';
 import type { EventWrites } from '../events/event-writes.service';
 import { Organizer } from '../organizers/entities/organizer.entity';
 import { postColumns } from '../posts/post-write';
@@ -27,6 +29,7 @@ export type ItemOutcome = keyof ImportRunCounts | 'no_occurrence';
 /** What a chunk's writes need besides the unit: the event flows, the terms, the context. */
 export interface ChunkWriters {
   events: EventWrites;
+  bulk: EventBulkWrites;
   terms: TermLinksService;
   ctx: RequestContext;
   siteZone: string;
@@ -87,7 +90,8 @@ export function settledOutcome(
 /**
  * Writes one chunk of items in the caller's unit of work (read again in it)
  * and returns each item's outcome, in order. An item whose event already
- * holds its hash is not written at all.
+ * holds its hash is not written at all; the new events are created together
+ * (EventBulkWrites.createMany), after the chunk's updates and trashes.
  */
 export async function writeChunk(
   unit: WriteUnit,
@@ -101,29 +105,42 @@ export async function writeChunk(
   );
   const links = toWrite.length > 0 ? await resolveLinks(unit, writers, target, toWrite) : noLinks;
   const outcomes: ItemOutcome[] = [];
+  const creates: Array<{ input: CreateEventDto; extra: Partial<Event> }> = [];
   for (const [i, item] of items.entries()) {
-    outcomes.push(
-      settledOutcome(item, existing[i], hashes[i]) ??
-        (await writeItem(unit, writers, target, item, existing[i], hashes[i], links)),
-    );
+    const settled = settledOutcome(item, existing[i], hashes[i]);
+    const event = existing[i];
+    if (settled) outcomes.push(settled);
+    // A cancelled item without an event is settled: one with an event is trashed.
+    else if (event)
+      outcomes.push(await writeItem(unit, writers, target, item, event, hashes[i], links));
+    else {
+      creates.push({ input: eventInputOf(item, target, links), extra: { importHash: hashes[i] } });
+      outcomes.push('created');
+    }
   }
+  await writers.bulk.createMany(
+    unit,
+    creates.map((create) => create.input),
+    writers.ctx,
+    creates.map((create) => create.extra),
+  );
   return outcomes;
 }
 
 const noLinks: ResolvedLinks = { venues: new Map(), organizers: new Map(), categories: new Map() };
 
-/** One item that needs a write: cancelled (trash), updated or created. */
+/** One item that needs a write to its event: cancelled (trash) or updated. */
 async function writeItem(
   unit: WriteUnit,
   writers: ChunkWriters,
   target: ImportTarget,
   item: ImportItem,
-  existing: ImportedEvent | undefined,
+  existing: ImportedEvent,
   hash: string,
   links: ResolvedLinks,
 ): Promise<ItemOutcome> {
   const { manager } = unit;
-  if (item.status === 'cancelled' && existing) {
+  if (item.status === 'cancelled') {
     // Never created; the event it names is trashed once (an occurrence: as delete-one does).
     await lockEventRow(manager, existing.id);
     await writers.events.trashLocked(unit, existing as Event);
@@ -132,14 +149,10 @@ async function writeItem(
   }
   const input = eventInputOf(item, target, links);
   const { ctx } = writers;
-  if (existing) {
-    await lockEventRow(manager, existing.id);
-    const post = postColumns(input, ctx, writers.siteZone, false);
-    await writers.events.updateLocked(unit, existing.id, input, ctx, post, { importHash: hash });
-    return 'updated';
-  }
-  await writers.events.createIn(unit, input, ctx, { importHash: hash });
-  return 'created';
+  await lockEventRow(manager, existing.id);
+  const post = postColumns(input, ctx, writers.siteZone, false);
+  await writers.events.updateLocked(unit, existing.id, input, ctx, post, { importHash: hash });
+  return 'updated';
 }
 
 /**
@@ -165,17 +178,21 @@ async function resolveLinks(
     target.source,
     items.flatMap((item) => item.organizer?.key ?? []),
   );
-  const categories = new Map<string, number>();
+  // The first spelling of each key, as the names come in the items.
+  const names = new Map<string, string>();
   for (const item of items) {
     for (const name of item.categories) {
       const key = categoryKey(name);
-      if (key === '' || categories.has(key)) continue;
-      categories.set(
-        key,
-        await writers.terms.findOrCreateByName(unit, CATEGORIES, name, writers.ctx),
-      );
+      if (key !== '' && !names.has(key)) names.set(key, name);
     }
   }
+  const ids = await writers.terms.findOrCreateManyByName(
+    unit,
+    CATEGORIES,
+    [...names.values()],
+    writers.ctx,
+  );
+  const categories = new Map([...names].map(([key, name]) => [key, ids.get(name) as number]));
   return { venues, organizers, categories };
 }
 

@@ -9,6 +9,7 @@ import { appConfig } from '../config/app.config';
 import { committedRead } from '../database/write-transaction';
 import { Event } from '../events/entities/event.entity';
 import { lockEventRow } from '../events/event-store';
+import { EventBulkWrites } from '../events/event-bulk-writes';
 import { EventWrites } from '../events/event-writes.service';
 import { TermLinksService } from '../terms/term-links.service';
 import { Writes } from '../writes/writes.service';
@@ -46,6 +47,7 @@ export class ImportWriter {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
     private readonly events: EventWrites,
+    private readonly bulk: EventBulkWrites,
     private readonly terms: TermLinksService,
     private readonly writes: Writes,
   ) {}
@@ -65,6 +67,7 @@ export class ImportWriter {
     report.skipped.push(...parsed.skipped);
     const writers: ChunkWriters = {
       events: this.events,
+      bulk: this.bulk,
       terms: this.terms,
       ctx: contextOf(target, request),
       siteZone: this.config.siteTimezone,

@@ -73,12 +73,14 @@ export class OrganizersService extends ContentService<
    * transaction: undefined → unchanged (undefined); `[]`, `""`, 0, null →
    * [] (unlink all); else IDs, a comma list, `{id}` objects and inline
    * organizers (reused or created), mixed, in the order given, without
-   * duplicates. An unknown or trashed ID → 400 `organizer`.
+   * duplicates. An unknown or trashed ID → 400 `organizer`. `deferred`:
+   * collects the IDs referenced instead of checking them (as for venues).
    */
   async resolveForEvent(
     unit: WriteUnit,
     input: unknown,
     ctx: RequestContext,
+    deferred?: number[],
   ): Promise<number[] | undefined> {
     if (input === undefined) return undefined;
     if (isUnlinkValue(input)) return [];
@@ -91,7 +93,8 @@ export class OrganizersService extends ContentService<
       if (typeof ref === 'number') referenced.push(ref);
       ids.push(typeof ref === 'number' ? ref : await this.resolveInline(unit, ref, ctx));
     }
-    await this.assertUsable(unit.manager, [...new Set(referenced)]);
+    if (deferred) deferred.push(...referenced);
+    else await this.assertUsable(unit.manager, [...new Set(referenced)]);
     return [...new Set(ids)];
   }
 }

@@ -266,8 +266,11 @@ export abstract class ContentService<
     return this.insert(unit, write, ctx);
   }
 
-  /** Throws 400 `<kind>: notFound` unless every ID names a record that is not trashed. */
-  protected async assertUsable(manager: EntityManager, ids: number[]): Promise<void> {
+  /**
+   * Throws 400 `<kind>: notFound` unless every ID names a record that is not
+   * trashed: one query (a bulk create checks all its events' references at once).
+   */
+  async assertUsable(manager: EntityManager, ids: number[]): Promise<void> {
     if (ids.length === 0) return;
     // Plain SQL: every event write that names one sends it, and the query builder cost more CPU than its round trip.
     const table = manager.connection.getMetadata(this.kind.entity).tableName;
@@ -276,7 +279,8 @@ export abstract class ContentService<
         `WHERE id IN (${ids.map(() => '?').join(', ')}) AND status <> ?`,
       [...ids, 'trash'],
     )) as Array<{ found: number | string }>;
-    if (Number(found) !== new Set(ids).size) throw ApiError.invalid(this.kind.titleWire, 'notFound');
+    if (Number(found) !== new Set(ids).size)
+      throw ApiError.invalid(this.kind.titleWire, 'notFound');
   }
 
   /** Inserts a record and its first translation (in the request's language); returns its ID. */

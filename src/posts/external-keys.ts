@@ -66,3 +66,35 @@ export async function assertExternalKeyFree(
     throw new ApiError('rest_external_id_taken');
   }
 }
+
+/**
+ * assertExternalKeyFree for many new records at once: 409
+ * `rest_external_id_taken` when a stored record of the kind holds one of the
+ * keys or two of them hold the same, as one check after the other's insert
+ * would find. One query per source.
+ */
+export async function assertExternalKeysFree(
+  manager: EntityManager,
+  entity: new () => ObjectLiteral,
+  columns: ReadonlyArray<Partial<KeyColumns>>,
+): Promise<void> {
+  const bySource = new Map<string, Set<string>>();
+  for (const { externalSource: source, externalId: id } of columns) {
+    if (!source || !id) continue;
+    const ids = bySource.get(source) ?? new Set<string>();
+    if (ids.has(id)) throw new ApiError('rest_external_id_taken');
+    bySource.set(source, ids.add(id));
+  }
+  for (const [source, ids] of bySource) {
+    const holder = await manager
+      .createQueryBuilder(entity, 'p')
+      .select('p.id', 'id')
+      .where('p.externalSource = :source AND p.externalId IN (:...ids)', {
+        source,
+        ids: [...ids],
+      })
+      .limit(1)
+      .getRawOne<{ id: number | string }>();
+    if (holder) throw new ApiError('rest_external_id_taken');
+  }
+}

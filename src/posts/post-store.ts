@@ -173,34 +173,15 @@ export async function writePostTexts<E extends PostEntity<T>, T extends PostTran
   const isNew = !existing;
   // The columns as read, to send only what the write moved (save() would read the row again first).
   const before: Partial<T> = existing ? { ...existing } : {};
-  const fields: Record<string, string | undefined> = {
-    [table.titleField]: texts.title,
-    description: texts.description,
-    excerpt: texts.excerpt,
-    slug: texts.slug,
-  };
-  if (table.titleKeyField) fields[table.titleKeyField] = texts.title?.toLowerCase();
-  const translation = applyTranslatedFields(
-    item.translations,
-    language,
-    fields as Partial<T>,
-    { field: table.titleField, wireName: table.titleWire },
-    () =>
-      manager.create(table.translation, {
-        [table.ownerKey]: item.id,
-        description: null,
-        excerpt: null,
-      } as DeepPartial<T>),
-  );
+  const translation = applyPostTexts(manager, table, item, texts, language);
   if (!translation) return;
   if (texts.slug !== undefined || isNew) {
-    const title = translation[table.titleField] as string;
     translation.slug = await freeSlug(
       manager,
       table.translation,
       table.ownerKey,
       { language },
-      toSlug(texts.slug || title, table.slugFallback),
+      slugBaseOf(table, translation, texts),
       item.id,
     );
   }
@@ -215,4 +196,46 @@ export async function writePostTexts<E extends PostEntity<T>, T extends PostTran
   ) as Partial<T>;
   if (Object.keys(moved).length > 0)
     await manager.update(table.translation, translation.id, moved as never);
+}
+
+/**
+ * The write's texts applied to the record's translation in `language`
+ * (applyTranslatedFields; a new one is added to `item.translations`, 400
+ * without a title), its slug not yet made free. Undefined when no text was sent.
+ */
+export function applyPostTexts<E extends PostEntity<T>, T extends PostTranslationColumns>(
+  manager: EntityManager,
+  table: PostTable<E, T>,
+  item: Pick<E, 'id' | 'translations'>,
+  texts: PostTexts,
+  language: Language,
+): T | undefined {
+  const fields: Record<string, string | undefined> = {
+    [table.titleField]: texts.title,
+    description: texts.description,
+    excerpt: texts.excerpt,
+    slug: texts.slug,
+  };
+  if (table.titleKeyField) fields[table.titleKeyField] = texts.title?.toLowerCase();
+  return applyTranslatedFields(
+    item.translations,
+    language,
+    fields as Partial<T>,
+    { field: table.titleField, wireName: table.titleWire },
+    () =>
+      manager.create(table.translation, {
+        [table.ownerKey]: item.id,
+        description: null,
+        excerpt: null,
+      } as DeepPartial<T>),
+  );
+}
+
+/** The slug a translation asks for before it is made free: the one sent, else its title's. */
+export function slugBaseOf<E extends PostEntity<T>, T extends PostTranslationColumns>(
+  table: PostTable<E, T>,
+  translation: T,
+  texts: PostTexts,
+): string {
+  return toSlug(texts.slug || (translation[table.titleField] as string), table.slugFallback);
 }

@@ -30,7 +30,7 @@ function slugStem(base: string): string {
  * already taken that are `base` or start with `<stem>-`.
  */
 export function firstFreeSlug(base: string, taken: Iterable<string>): string {
-  const used = new Set(taken);
+  const used = taken instanceof Set ? (taken as ReadonlySet<string>) : new Set(taken);
   if (!used.has(base)) return base;
   const stem = slugStem(base);
   for (let n = 2; ; n++) {
@@ -59,7 +59,7 @@ export async function freeSlug<T extends ObjectLiteral & { slug: string }>(
 ): Promise<string> {
   const keys = Object.keys(scope);
   const rows: Array<{ slug: string; owner: number | string }> = await manager.query(
-    slugProbe(manager, translation, ownerKey, keys),
+    slugProbe(manager, translation, ownerKey, keys, 1),
     [...keys.map((key) => scope[key]), base, slugFamilyPattern(base)],
   );
   return firstFreeSlug(
@@ -68,24 +68,63 @@ export async function freeSlug<T extends ObjectLiteral & { slug: string }>(
   );
 }
 
+/** Slug bases per probe of freeSlugs: its parameters stay far below every engine's limit. */
+const PROBE_BASES = 100;
+
+/**
+ * freeSlug for many new records at once, in order: each gets the first slug
+ * that neither a stored row in `scope` nor an earlier one of `bases` took,
+ * what one freeSlug per record after the other's insert would give, from one
+ * probe per PROBE_BASES distinct bases.
+ */
+export async function freeSlugs<T extends ObjectLiteral & { slug: string }>(
+  manager: EntityManager,
+  translation: EntityTarget<T>,
+  ownerKey: keyof T & string,
+  scope: Record<string, string>,
+  bases: readonly string[],
+): Promise<string[]> {
+  const keys = Object.keys(scope);
+  const distinct = [...new Set(bases)];
+  const taken = new Set<string>();
+  for (let i = 0; i < distinct.length; i += PROBE_BASES) {
+    const part = distinct.slice(i, i + PROBE_BASES);
+    const rows: Array<{ slug: string }> = await manager.query(
+      slugProbe(manager, translation, ownerKey, keys, part.length),
+      [
+        ...keys.map((key) => scope[key]),
+        ...part.flatMap((base) => [base, slugFamilyPattern(base)]),
+      ],
+    );
+    for (const row of rows) taken.add(row.slug);
+  }
+  return bases.map((base) => {
+    const slug = firstFreeSlug(base, taken);
+    taken.add(slug);
+    return slug;
+  });
+}
+
 // Not write state: the probe's SQL per table, owner key and scope, derived from fixed metadata.
 const probes = new WeakMap<EntityMetadata, Map<string, string>>();
 
 /**
- * `SELECT slug, <owner> … WHERE <scope> AND (slug = ? OR slug LIKE ?)`, built
- * once: plain SQL, as every write of a new record sends it (the query
- * builder cost more CPU than the statement's round trip).
+ * `SELECT slug, <owner> … WHERE <scope> AND (slug = ? OR slug LIKE ?)`, with
+ * `bases` such pairs, built once per shape: plain SQL, as every write of a
+ * new record sends it (the query builder cost more CPU than the statement's
+ * round trip).
  */
 function slugProbe(
   manager: EntityManager,
   translation: EntityTarget<ObjectLiteral>,
   ownerKey: string,
   scopeKeys: string[],
+  bases: number,
 ): string {
   const metadata = manager.connection.getMetadata(translation);
   let byShape = probes.get(metadata);
   if (!byShape) probes.set(metadata, (byShape = new Map()));
-  const shape = [ownerKey, ...scopeKeys].join(',');
+  const shape = [ownerKey, ...scopeKeys, bases].join(',');
   let sql = byShape.get(shape);
   if (!sql) {
     const { driver } = manager.connection;
@@ -98,7 +137,7 @@ function slugProbe(
     const scope = scopeKeys.map((key) => `${column(key)} = ? AND `).join('');
     sql =
       `SELECT ${slug} AS slug, ${column(ownerKey)} AS owner FROM ${driver.escape(metadata.tableName)} ` +
-      `WHERE ${scope}(${slug} = ? OR ${slug} LIKE ?)`;
+      `WHERE ${scope}(${Array.from({ length: bases }, () => `${slug} = ? OR ${slug} LIKE ?`).join(' OR ')})`;
     byShape.set(shape, sql);
   }
   return sql;

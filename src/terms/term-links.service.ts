@@ -33,6 +33,9 @@ export function termIdsNamedIn(input: unknown): number[] {
     .flatMap((text) => parseId(text) ?? []);
 }
 
+/** Names per statement of findOrCreateManyByName. */
+const NAMES_PER_READ = 50;
+
 /**
  * Categories and tags as events use them (docs/api.md §5.1, §6): the records
  * events embed, the `categories`/`tags` input of event writes (creating
@@ -149,6 +152,49 @@ export class TermLinksService {
       found.forEach((t) => ids.add(t.termId));
     }
     return [...ids];
+  }
+
+  /**
+   * findOrCreateByName of many names, keyed by the name as given: the terms
+   * that exist found in one statement per NAMES_PER_READ names (one SELECT
+   * per name, with findOrCreateByName's condition and order, joined by UNION
+   * ALL, so each engine compares names as it does there); the others created
+   * through findOrCreateByName one by one.
+   */
+  async findOrCreateManyByName(
+    unit: WriteUnit,
+    info: TaxonomyInfo,
+    texts: readonly string[],
+    ctx: RequestContext,
+  ): Promise<Map<string, number>> {
+    const names = [...new Set(texts)];
+    const found = new Map<string, number>();
+    for (let start = 0; start < names.length; start += NAMES_PER_READ) {
+      const part = names.slice(start, start + NAMES_PER_READ);
+      const rows: Array<{ i: number | string; termId: number | string; language: string }> =
+        await unit.manager.query(
+          part
+            .map(
+              () =>
+                'SELECT ? AS i, term_id AS termId, language, parent_id AS parentId FROM term_translations ' +
+                'WHERE taxonomy = ? AND (name_key = ? OR slug = ?)',
+            )
+            .join(' UNION ALL ') + ' ORDER BY i, parentId',
+          part.flatMap((text, i) => {
+            const name = text.trim();
+            return [i, info.taxonomy, name.toLowerCase(), toSlug(name, '-')];
+          }),
+        );
+      part.forEach((text, i) => {
+        const matches = rows.filter((row) => Number(row.i) === i);
+        const match = matches.find((row) => row.language === ctx.language) ?? matches[0];
+        if (match) found.set(text, Number(match.termId));
+      });
+    }
+    for (const text of names) {
+      if (!found.has(text)) found.set(text, await this.findOrCreateByName(unit, info, text, ctx));
+    }
+    return found;
   }
 
   /** A term named (or slugged) `text` in any language, else a new one in the request's language. */

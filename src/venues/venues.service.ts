@@ -76,18 +76,21 @@ export class VenuesService extends ContentService<
    * undefined → unchanged (undefined); `0`, `""`, `[]`, null → null (unlink);
    * an ID or `{id}` of a venue that is not trashed; or an inline venue,
    * reused or created (400 `venue.<field>` when invalid, 403 for callers who
-   * may not create venues).
+   * may not create venues). `deferred`: collects the IDs referenced instead
+   * of checking them, for a caller that checks many events' at once (assertUsable).
    */
   async resolveForEvent(
     unit: WriteUnit,
     input: unknown,
     ctx: RequestContext,
+    deferred?: number[],
   ): Promise<number | null | undefined> {
     if (input === undefined) return undefined;
     if (isUnlinkValue(input)) return null;
     const ref = parseReference(input, 'venue');
     if (typeof ref !== 'number') return this.resolveInline(unit, ref, ctx);
-    await this.assertUsable(unit.manager, [ref]);
+    if (deferred) deferred.push(ref);
+    else await this.assertUsable(unit.manager, [ref]);
     return ref;
   }
 }
