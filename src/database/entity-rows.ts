@@ -320,8 +320,21 @@ export async function insertRow<E extends ObjectLiteral>(
 }
 
 /**
+ * Whether the engine answers `INSERT … RETURNING`: SQLite (≥ 3.35) and
+ * MariaDB ≥ 10.5 do; MySQL 8 does not (nor TiDB or Vitess). TypeORM reads the
+ * server's version at connect; a MySQL-compatible server of unknown flavour
+ * is taken to lack it.
+ */
+export function insertReturnsIds(manager: EntityManager): boolean {
+  const driver = manager.connection.driver as { version?: string };
+  if (manager.connection.options.type === 'better-sqlite3') return true;
+  const version = /^(\d+)\.(\d+)\..*mariadb/i.exec(driver.version ?? '');
+  return version !== null && Number(version[1]) * 100 + Number(version[2]) >= 1005;
+}
+
+/**
  * insertRows that returns the new rows' generated IDs, in the rows' order:
- * `INSERT … RETURNING` (MariaDB ≥ 10.5 and SQLite ≥ 3.35 both take it). Rows
+ * `INSERT … RETURNING` (only where insertReturnsIds says the engine takes it). Rows
  * are inserted in order, so their IDs ascend with it whatever the engine's
  * auto-increment lock mode.
  */

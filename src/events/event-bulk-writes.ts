@@ -2,7 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import type { RequestContext } from '../common/http/request-context';
 import { appConfig } from '../config/app.config';
-import { insertRow, insertRows, insertRowsReturningIds } from '../database/entity-rows';
+import {
+  insertReturnsIds,
+  insertRow,
+  insertRows,
+  insertRowsReturningIds,
+} from '../database/entity-rows';
 import { OrganizersService } from '../organizers/organizers.service';
 import { assertExternalKeysFree } from '../posts/external-keys';
 import { applyPostTexts, slugBaseOf } from '../posts/post-store';
@@ -225,12 +230,12 @@ export class EventBulkWrites {
   /**
    * The event rows in order, one multi-row INSERT per run of rows setting the
    * same columns (those left out take their defaults, as insertRow's do).
-   * Without RETURNING (DATABASE_PORTABLE_SQL: TiDB, Vitess) one INSERT per row.
+   * Without RETURNING (MySQL 8, or DATABASE_PORTABLE_SQL: TiDB, Vitess) one INSERT per row.
    */
   private async insertEvents(unit: WriteUnit, planned: readonly PlannedEvent[]): Promise<number[]> {
     const { manager } = unit;
     const ids: number[] = [];
-    if (this.config.portableSql) {
+    if (this.config.portableSql || !insertReturnsIds(manager)) {
       for (const { row } of planned) ids.push(await insertRow(manager, Event, row));
       return ids;
     }
