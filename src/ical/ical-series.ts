@@ -1,10 +1,6 @@
 import { DateTime, FixedOffsetZone } from 'luxon';
-import { parseZone, utcWire } from '../common/time/dates';
-import {
-  occurrenceDates,
-  ruleGivesStart,
-  wallClockInstant,
-} from '../events/recurrence/occurrences';
+import { parseZone, utcWire, wallClockInstant } from '../common/time/dates';
+import { occurrenceDates, ruleGivesStart } from '../events/recurrence/occurrences';
 import { parseRecurrence, Recurrence, untilDate } from '../events/recurrence/recurrence-lines';
 import { contentLine, dateTimeValue, dateValue, type Params } from './ical-text';
 import { zoneBlock } from './ical-zones';

@@ -30,6 +30,26 @@ describe('events with SITE_TIMEZONE=Europe/Amsterdam', () => {
     });
   });
 
+  it('reads a wall-clock time the zone shows twice as the first of the two, in any season', async () => {
+    // 02:30 on 26 October 2031 happens at 00:30 UTC (summer time) and again at 01:30 UTC.
+    const res = await api
+      .create({
+        title: 'Terugzetten',
+        start_date: '2031-10-26 02:30',
+        end_date: '2031-10-26 02:45',
+      })
+      .expect(201);
+    expect(res.body).toMatchObject({
+      start_date: '2031-10-26 02:30:00',
+      utc_start_date: '2031-10-26 00:30:00',
+      end_date: '2031-10-26 02:45:00',
+      utc_end_date: '2031-10-26 00:45:00',
+      timezone_abbr: 'CEST',
+    });
+    const read = await api.get(`/events/${res.body.id}`).expect(200);
+    expect(read.body.utc_start_date).toBe('2031-10-26 00:30:00');
+  });
+
   it('reads date filters without an offset in the site zone, and whole days there', async () => {
     // 23:30 UTC on the 10th is 00:30 on the 11th in Amsterdam.
     await api

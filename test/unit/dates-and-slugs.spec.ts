@@ -1,4 +1,4 @@
-import { FixedOffsetZone, IANAZone } from 'luxon';
+import { FixedOffsetZone, IANAZone, Settings } from 'luxon';
 import { firstFreeSlug, toSlug } from '../../src/posts/slugs';
 import { parseDateInput, parseZone, toWire, wireDetails } from '../../src/common/time/dates';
 
@@ -32,6 +32,37 @@ describe('parseDateInput', () => {
       '2026-07-01 09:00:00',
     );
     expect(toWire(parseDateInput('2026-07-01T12:00', amsterdam)!)).toBe('2026-07-01 12:00:00');
+  });
+
+  describe('a wall-clock time the zone shows twice', () => {
+    const realNow = Settings.now;
+    afterEach(() => {
+      Settings.now = realNow;
+    });
+
+    // luxon resolves it by the zone's offset at the moment of parsing: read in summer and in winter.
+    it.each([
+      ['summer', Date.UTC(2026, 6, 1)],
+      ['winter', Date.UTC(2026, 11, 1)],
+    ])('is the first of the two whenever it is read (%s)', (_season, now) => {
+      Settings.now = () => now;
+      const utc = (input: string, zone: IANAZone) => toWire(parseDateInput(input, zone)!.toUTC());
+      expect(utc('2027-10-31 02:30:00', amsterdam)).toBe('2027-10-31 00:30:00');
+      expect(utc('2027-10-31T02:30:00', amsterdam)).toBe('2027-10-31 00:30:00');
+      expect(utc('2027-11-07 01:30:00', IANAZone.create('America/New_York'))).toBe(
+        '2027-11-07 05:30:00',
+      );
+      // Lord Howe goes back by 30 minutes.
+      expect(utc('2027-04-04 01:45:00', IANAZone.create('Australia/Lord_Howe'))).toBe(
+        '2027-04-03 14:45:00',
+      );
+      // Either side of the repeated hour, and a given offset, are unchanged.
+      expect(utc('2027-10-31 01:59:59', amsterdam)).toBe('2027-10-30 23:59:59');
+      expect(utc('2027-10-31 03:00:00', amsterdam)).toBe('2027-10-31 02:00:00');
+      expect(utc('2027-10-31T02:30:00+01:00', amsterdam)).toBe('2027-10-31 01:30:00');
+      // The skipped hour moves forward by the gap.
+      expect(utc('2027-03-28 02:30:00', amsterdam)).toBe('2027-03-28 01:30:00');
+    });
   });
 
   it('reads digits as unix seconds', () => {

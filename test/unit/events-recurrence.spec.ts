@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { DateTime, IANAZone } from 'luxon';
 import { RRule, RRuleSet, rrulestr } from 'rrule';
 import { resolveEventTimes } from '../../src/events/event-times';
+import { wallClockInstant } from '../../src/common/time/dates';
 import {
   horizonDate,
   occurrenceDates,
   occurrenceTimes,
-  wallClockInstant,
 } from '../../src/events/recurrence/occurrences';
 import { parseRecurrence } from '../../src/events/recurrence/recurrence-lines';
 import { walkRule } from '../../src/events/recurrence/rule-walk';

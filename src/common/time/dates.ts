@@ -45,7 +45,7 @@ export function parseDateInput(value: unknown, zone: Zone): DateTime | undefined
   if (text.length === 0 || text.length > 40) return undefined;
   if (/^\d+$/.test(text)) return fromUnix(Number(text), zone);
   const wire = WIRE_RE.exec(text);
-  const parsed = wire
+  let parsed: DateTime = wire
     ? DateTime.fromObject(
         {
           year: Number(wire[1]),
@@ -57,9 +57,39 @@ export function parseDateInput(value: unknown, zone: Zone): DateTime | undefined
         },
         { zone },
       )
-    : DateTime.fromISO(text, { zone, setZone: false });
+    : DateTime.fromISO(text, { zone, setZone: true });
   if (!parsed.isValid || parsed.year < 1000 || parsed.year > 9999) return undefined;
+  // No offset in the text (the result is in `zone` itself): a wall-clock time.
+  if (!zone.isUniversal && parsed.zone === zone) parsed = firstOfRepeated(parsed, zone);
   return parsed.setZone(zone);
+}
+
+/**
+ * A wall-clock time the zone shows twice (the hour the clocks go back) is the
+ * first of the two, as series and imports read it (RFC 5545 §3.3.5). luxon
+ * picks by the offset the zone has now, so the same input gave another
+ * instant in summer than in winter.
+ */
+function firstOfRepeated(parsed: DateTime, zone: Zone): DateTime {
+  const first = wallClockInstant(toWire(parsed), zone) * 1000 + parsed.millisecond;
+  return first < parsed.toMillis() ? DateTime.fromMillis(first, { zone }) : parsed;
+}
+
+/**
+ * The instant (unix seconds) of a wall-clock time in `zone`, decided as
+ * RFC 5545 §3.3.5 does: a time that occurs twice (the October change) is
+ * the first of the two; a time that does not exist (the March gap) is read
+ * with the offset before the gap, i.e. moved forward by the gap's length
+ * (02:30 → 03:30). Plain arithmetic on offsets: a series computes hundreds.
+ */
+export function wallClockInstant(local: string, zone: Zone): number {
+  const naive = Date.parse(`${local.replace(' ', 'T')}Z`) / 1000;
+  const day = 86_400;
+  const before = zoneOffset(zone, naive - day);
+  const candidates = [before, zoneOffset(zone, naive), zoneOffset(zone, naive + day)]
+    .map((offset) => naive - offset * 60)
+    .filter((instant) => instant + zoneOffset(zone, instant) * 60 === naive);
+  return candidates.length > 0 ? Math.min(...candidates) : naive - before * 60;
 }
 
 function fromUnix(seconds: number, zone: Zone): DateTime | undefined {

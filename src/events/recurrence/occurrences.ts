@@ -1,7 +1,7 @@
 import { DateTime, type Zone } from 'luxon';
 import { RRule } from 'rrule';
 import { ApiError } from '../../common/errors/api-error';
-import { toWire, zoneOffset } from '../../common/time/dates';
+import { toWire, wallClockInstant, zoneOffset } from '../../common/time/dates';
 import { Recurrence, untilDate } from './recurrence-lines';
 import { walkRule } from './rule-walk';
 
@@ -120,23 +120,6 @@ function floatingUntil(value: string, zone: Zone): Date {
   if (value.length === 8) return floating(`${parts.toISODate()} 23:59:59`);
   const wall = value.endsWith('Z') ? parts.setZone(zone) : parts;
   return floating(toWire(wall));
-}
-
-/**
- * The instant (unix seconds) of a wall-clock time in `zone`, decided as
- * RFC 5545 §3.3.5 does: a time that occurs twice (the October change) is
- * the first of the two; a time that does not exist (the March gap) is read
- * with the offset before the gap, i.e. moved forward by the gap's length
- * (02:30 → 03:30). Plain arithmetic on offsets: a series computes hundreds.
- */
-export function wallClockInstant(local: string, zone: Zone): number {
-  const naive = floating(local).getTime() / 1000;
-  const day = 86_400;
-  const before = zoneOffset(zone, naive - day);
-  const candidates = [before, zoneOffset(zone, naive), zoneOffset(zone, naive + day)]
-    .map((offset) => naive - offset * 60)
-    .filter((instant) => instant + zoneOffset(zone, instant) * 60 === naive);
-  return candidates.length > 0 ? Math.min(...candidates) : naive - before * 60;
 }
 
 /** `YYYY-MM-DD HH:MM:SS` of an instant in `zone`. */
