@@ -1,54 +1,37 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
-import { EventWrites } from '../events/event-writes.service';
+import { liveEventsOfSource } from './import-lookups';
+import { ImportWriter } from './import-writer';
 
-/** Events read per query while trashing a source's events. */
-const BATCH = 200;
-/** Already gone: trashed with its series meanwhile, or deleted. */
-const GONE = new Set(['event-is-in-trash', 'rest-event-not-found']);
+/** Events read per page while trashing a source's events. */
+const PAGE = 1000;
 
 /**
  * `DELETE /imports/{id}?events=trash`: every event of the import's source
- * goes to the trash through the events' own DELETE (EventWrites.remove), so
- * the changes feed, webhooks, term counts and series see each as if trashed
- * by hand. The If-Match of the import's DELETE is not theirs.
+ * goes to the trash through the events' trash flow, as a refresh trashes the
+ * events that left its feed (ImportWriter.trashEvents: a unit of work per 100
+ * events), so the changes feed, webhooks, term counts and series see each as
+ * if trashed by hand, and a large source does not take one transaction per
+ * event. The If-Match of the import's DELETE is not theirs.
  */
 @Injectable()
 export class ImportEventsTrash {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly events: EventWrites,
+    private readonly writer: ImportWriter,
   ) {}
 
   /** How many events it trashed. */
   async trashSource(source: string, ctx: RequestContext): Promise<number> {
-    const asCaller: RequestContext = { ...ctx, precondition: undefined };
     let trashed = 0;
-    for (let after = 0; ;) {
-      // The source's rows through uq_events_external_key, by ID: a keyset over a bounded set.
-      const rows: Array<{ id: number | string }> = await this.dataSource
-        .createQueryBuilder()
-        .select('e.id', 'id')
-        .from('events', 'e')
-        .where('e.external_source = :source', { source })
-        .andWhere("e.status <> 'trash'")
-        .andWhere('e.id > :after', { after })
-        .orderBy('e.id', 'ASC')
-        .limit(BATCH)
-        .getRawMany();
-      if (rows.length === 0) return trashed;
-      for (const row of rows) {
-        after = Number(row.id);
-        try {
-          await this.events.remove({ id: after }, false, asCaller);
-          trashed++;
-        } catch (error) {
-          if (!(error instanceof ApiError && GONE.has(error.key))) throw error;
-        }
-      }
+    // Pages in ID order, each after the last: the walk ends with the source's events.
+    for (let afterId = 0; ;) {
+      const page = await liveEventsOfSource(this.dataSource.manager, source, afterId, PAGE);
+      if (page.length === 0) return trashed;
+      afterId = page[page.length - 1].id;
+      trashed += await this.writer.trashEvents(page, ctx.write);
     }
   }
 }

@@ -154,8 +154,20 @@ export class ImportWriter {
       afterId = page[page.length - 1].id;
       gone.push(...page.filter((event) => !inFeed.has(event.externalId as string)));
     }
+    return this.trashEvents(gone, request);
+  }
+
+  /**
+   * Trashes `events` through the events' trash flow, a unit of work per
+   * IMPORT_CHUNK_ITEMS events; their hash is cleared. Those trashed or deleted
+   * since they were read are passed over. How many it trashed.
+   */
+  async trashEvents(
+    events: readonly ImportedEvent[],
+    request: WriteRequest | undefined,
+  ): Promise<number> {
     let trashed = 0;
-    for (const chunk of chunksOf(gone, IMPORT_CHUNK_ITEMS)) {
+    for (const chunk of chunksOf(events, IMPORT_CHUNK_ITEMS)) {
       trashed += await this.writes.run(request, async (unit) => {
         let done = 0;
         for (const event of chunk) {
