@@ -3,6 +3,8 @@ import './v8-flags';
 // Second: tracing, before http, express, mysql2 and ioredis are required (src/tracing.ts).
 import { tracing } from './start-tracing';
 import 'reflect-metadata';
+// Then @nestjs/common, its loggers' date formatters built on first use (src/load-nest.ts).
+import './load-nest';
 import { INestApplication, Logger } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
