@@ -30,7 +30,7 @@ async function bootstrap(): Promise<void> {
   // Routes, hooks and workers first (listen would run init itself), then what start-up
   // allocated and ran once is given back before the first request.
   await app.init();
-  collectStartUpGarbage();
+  await collectStartUpGarbage();
   await app.listen(config.port);
   logListening(app);
 }
