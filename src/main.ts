@@ -3,12 +3,15 @@ import './v8-flags';
 // Second: tracing, before http, express, mysql2 and ioredis are required (src/tracing.ts).
 import { tracing } from './start-tracing';
 import 'reflect-metadata';
+// Then @nestjs/common, its loggers' date formatters built on first use (src/load-nest.ts).
+import './load-nest';
 import { INestApplication, Logger } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import { APP_OPTIONS, configureApp } from './app.setup';
 import { enableGracefulShutdown } from './common/http/graceful-shutdown';
+import { releaseOptimizingCompilers } from './common/runtime/start-up-compilers';
 import { collectStartUpGarbage } from './common/runtime/start-up-garbage';
 import { appConfig, joinPath } from './config/app.config';
 import { ConfigurationError, validateEnvironment } from './config/env.validation';
@@ -26,9 +29,11 @@ async function bootstrap(): Promise<void> {
     afterClose: () => withinMs(2000, tracing?.shutdown() ?? Promise.resolve()),
   });
   // Routes, hooks and workers first (listen would run init itself), then what start-up
-  // allocated and ran once is given back before the first request.
+  // allocated and ran once is given back before the first request, and requests get the
+  // optimizing compilers start-up ran without (src/v8-flags.ts).
   await app.init();
-  collectStartUpGarbage();
+  await collectStartUpGarbage();
+  releaseOptimizingCompilers();
   await app.listen(config.port);
   logListening(app);
 }

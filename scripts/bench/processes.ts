@@ -52,6 +52,8 @@ export interface Server {
 export async function startServer(options: {
   name: string;
   port: number;
+  /** The node binary (default: the one running this script). */
+  node?: string;
   args: string[];
   env: NodeJS.ProcessEnv;
   core?: number;
@@ -60,9 +62,10 @@ export async function startServer(options: {
   timeoutMs?: number;
 }): Promise<Server> {
   hookExit();
-  const command = options.core === undefined ? process.execPath : 'taskset';
+  const node = options.node ?? process.execPath;
+  const command = options.core === undefined ? node : 'taskset';
   const args =
-    options.core === undefined ? options.args : ['-c', String(options.core), process.execPath, ...options.args];
+    options.core === undefined ? options.args : ['-c', String(options.core), node, ...options.args];
   const log = createWriteStream(options.logFile);
   const child = spawn(command, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);

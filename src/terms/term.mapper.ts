@@ -17,15 +17,20 @@ export interface TermMapOptions {
   withTranslations: boolean;
 }
 
-/** One collator for every comparison: `localeCompare` without locales sorts as it does, but sets one up per call. */
-const NAME_ORDER = new Intl.Collator();
+/**
+ * One collator for every comparison: `localeCompare` without locales sorts as it does, but sets
+ * one up per call. Built by the first comparison: building it reads ICU's collation data
+ * (+3 MB RSS), which an idle service does not need (docs/performance.md, Memory).
+ */
+let nameOrder: Intl.Collator | undefined;
 
 /** The order of the terms an event embeds: by name as `localeCompare` sorts, then by ID. */
 export function compareTermNames(
   a: { name: string; id: number },
   b: { name: string; id: number },
 ): number {
-  return NAME_ORDER.compare(a.name, b.name) || a.id - b.id;
+  nameOrder ??= new Intl.Collator();
+  return nameOrder.compare(a.name, b.name) || a.id - b.id;
 }
 
 function texts(t: TermTranslation): TermTexts {

@@ -120,6 +120,35 @@ onSqlite('the first screen of the log', () => {
   });
 });
 
+onSqlite('idle after start', () => {
+  it('has built no Intl formatter or collator (their ICU data is megabytes of memory)', async () => {
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [...ENTRY.slice(0, 2), '-r', './test/e2e/helpers/intl-watch.ts', ...ENTRY.slice(2)],
+      {
+        cwd: process.cwd(),
+        env: { ...cleanEnv(), PORT: String(port), SQLITE_PATH: ':memory:', LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      const log = await output(child, (text) => text.includes('Listening on'));
+      // The background jobs' first runs (the recurrence horizon, retention) start with the app.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
+      expect(log).toContain('Listening on');
+      const built = stderr.split('\n').filter((line) => line.startsWith('intl-built'));
+      expect(built).toEqual([]);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+});
+
 onSqlite('npm start', () => {
   it('builds, starts, and stops node dist/main.js on SIGTERM', async () => {
     const port = await freePort();

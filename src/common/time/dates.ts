@@ -1,7 +1,17 @@
 import { DateDetailsDto } from '../dto/date-details.dto';
-import { DateTime, FixedOffsetZone, IANAZone, Zone } from 'luxon';
+import { DateTime, FixedOffsetZone, IANAZone, Settings, Zone } from 'luxon';
 
 export const WIRE_FORMAT = 'yyyy-MM-dd HH:mm:ss';
+
+/*
+ * luxon's locale for every DateTime and Duration the service makes. Without
+ * one, luxon asks an `Intl.DateTimeFormat` for the host's default locale,
+ * and building it reads about 8 MB of ICU data, which the idle service's jobs
+ * had no other need of (docs/performance.md, Memory). What the service
+ * writes are ISO and numeric formats: fixed, they no longer follow the host
+ * (a host locale with other digits would have changed them).
+ */
+Settings.defaultLocale = 'en-US';
 
 /** Zones by name: validating an IANA name builds an Intl formatter, too slow for every record read. */
 const zones = new Map<string, Zone>();
