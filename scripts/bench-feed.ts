@@ -277,6 +277,8 @@ async function start(
     args: [...nodeOptions, entry],
     env: {
       PATH: process.env.PATH ?? '',
+      // glibc's malloc settings (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, …), to measure them.
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('MALLOC_'))),
       NODE_ENV: 'production',
       DATABASE_URL: databaseUrl,
       AUTH_JWT_SECRET: SECRET,
