@@ -14,10 +14,11 @@ export type ChangeRecord = NonNullable<ChangeEntryDto['record']>;
 /** Linked records per kind kept for feed reads: all venues, organizers and terms of large data sets. */
 const LINKED_MAX_PER_KIND = 20_000;
 /**
- * Their encoded JSON, of all languages and hosts together: the 10,000 venues
- * and 10,000 organizers of the 1M bench data (docs/performance.md, Memory).
+ * Their encoded JSON, of all languages and hosts together. The objects take
+ * about 3.5 times their JSON in the heap: at 24 MB a 1M sync peaked at
+ * 294 MB RSS, at 8 MB at 213 MB (docs/performance.md, Memory).
  */
-export const LINKED_MAX_BYTES = 24 * 1024 * 1024;
+export const LINKED_MAX_BYTES = 8 * 1024 * 1024;
 /** As VersionedCacheService: bounds staleness should a write ever bypass the change tracking. */
 const LINKED_MAX_AGE_MS = 60_000;
 const LINKED_MAX_KEYS = 16;
@@ -116,10 +117,13 @@ export class FeedRecordCaches {
         return entry;
       }
     }
-    // Entries replaced, too old or too many give their bytes back (a read still using one keeps no more).
+    // Entries replaced, too many, or too old and not polled (warm renews those) give their bytes
+    // back: a read still using one keeps no more.
     const now = Date.now();
+    const idle = (old: LinkedEntry) =>
+      now - old.since > LINKED_MAX_AGE_MS && now - old.polledAt > LINKED_MAX_AGE_MS;
     for (const [other, old] of this.linked) {
-      if (other === key || now - old.since > LINKED_MAX_AGE_MS || this.linked.size >= LINKED_MAX_KEYS) {
+      if (other === key || idle(old) || this.linked.size >= LINKED_MAX_KEYS) {
         old.cache.retire();
         this.linked.delete(other);
       }

@@ -74,7 +74,7 @@ describe('LinkedRecordCache', () => {
     expect(cache.organizers.has(3)).toBe(true);
   });
 
-  it('keeps no more encoded bytes than its budget, starting over when it would pass it', async () => {
+  it('keeps no more encoded bytes than its budget, its oldest records making room', async () => {
     const size = JsonWriter.sharedBytes(venue(1, 'x'.repeat(100))).byteLength;
     const budget = new ByteBudget(size * 3);
     const cache = new LinkedRecordCache(100, true, budget);
@@ -104,5 +104,14 @@ describe('LinkedRecordCache', () => {
     expect(a.venues.size).toBe(0);
     await cachedRecords(b, b.venues, [3], load);
     expect(budget.used).toBe(size);
+  });
+
+  it('answers the records it held when making room for the ones it loads', async () => {
+    const cache = new LinkedRecordCache(2, true);
+    const load = async (ids: number[]) => new Map(ids.map((id) => [id, venue(id, `V${id}`)]));
+    await cachedRecords(cache, cache.venues, [1, 2], load);
+    const read = await cachedRecords(cache, cache.venues, [1, 2, 3], load);
+    expect([...read.keys()]).toEqual([1, 2, 3]);
+    expect(read.get(1)?.venue).toBe('V1');
   });
 });

@@ -19,7 +19,7 @@ export class ByteBudget {
  * and re-used: across the batches of one long read (a feed), or by every
  * read of one language and host while the data version holds (`shared`, see
  * EventRecordsService.sharedLinks). Each kind is capped, and a shared store's
- * encoded bytes by its `budget` (a store that would pass it starts over), so
+ * encoded bytes by its `budget` (its oldest records of a kind make room), so
  * memory stays bounded whatever the data's size. Declared here, below the
  * kinds, so each kind's reader (RecordReaders) can read through it; events/
  * types it by kind (LinkedRecordCache).
@@ -92,7 +92,12 @@ export class LinkedRecordStore<T extends object = object, O extends object = obj
     }
     const size = JsonWriter.sharedBytes(shared).byteLength;
     this.forget(store, id);
-    if (this.budget.used + size > this.budget.max) this.clear();
+    // The kind's oldest records make room (kept in insertion order): a store kept full
+    // hits twice as often as one that starts over when full.
+    for (const oldest of store.keys()) {
+      if (this.budget.used + size <= this.budget.max) break;
+      this.forget(store, oldest);
+    }
     // Still over: the other stores of a shared budget hold it; answered, not kept.
     if (this.budget.used + size > this.budget.max) return shared;
     store.set(id, shared);
@@ -125,18 +130,29 @@ export async function cachedRecords<R extends object>(
   if (cache.budget && cache.budget.used > cache.budget.max) cache.clear();
   // Once per ID: a feed batch links ~2,500 terms, of a few dozen.
   const unique = [...new Set(ids)];
-  const missing = unique.filter((id) => !store.has(id));
+  // Those held are taken now: making room for the loaded ones (or a drop while they load)
+  // may forget them before the answer is put together.
+  const records = new Map<number, R>();
+  const missing: number[] = [];
+  for (const id of unique) {
+    const held = store.get(id);
+    if (held) records.set(id, held);
+    else missing.push(id);
+  }
   linkedRecordStats.record(unique.length - missing.length, missing.length);
+  if (missing.length === 0) return records;
   const generation = cache.currentGeneration;
-  const loaded = missing.length > 0 ? await load(missing) : new Map<number, R>();
+  const loaded = await load(missing);
   if (cache.currentGeneration === generation) {
     if (store.size + loaded.size > cache.maxPerKind) cache.clearKind(store);
     for (const [id, record] of loaded) cache.keep(store, id, record);
   }
-  const records = new Map<number, R>();
+  if (records.size === 0) return loaded;
+  // In the order asked, as before.
+  const all = new Map<number, R>();
   for (const id of unique) {
-    const record = store.get(id) ?? loaded.get(id);
-    if (record) records.set(id, record);
+    const record = records.get(id) ?? loaded.get(id);
+    if (record) all.set(id, record);
   }
-  return records;
+  return all;
 }
