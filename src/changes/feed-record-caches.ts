@@ -16,7 +16,7 @@ const LINKED_MAX_PER_KIND = 20_000;
 /**
  * Their encoded JSON, of all languages and hosts together. The objects take
  * about 3.5 times their JSON in the heap: at 24 MB a 1M sync peaked at
- * 294 MB RSS, at 8 MB at 213 MB (docs/performance.md, Memory).
+ * 292–294 MB RSS, at 8 MB at 229–269 MB (docs/performance.md, Memory).
  */
 export const LINKED_MAX_BYTES = 8 * 1024 * 1024;
 /** As VersionedCacheService: bounds staleness should a write ever bypass the change tracking. */
