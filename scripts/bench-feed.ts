@@ -4,7 +4,8 @@
  *
  *   npm run bench:feed -- [--database-url mysql://…] [--polls 300] [--rounds 10]
  *                         [--create-seconds 10] [--base-ref <git ref>] [--no-pin]
- *                         [--no-creates] [--sync-pages N] [--profile DIR]
+ *                         [--no-creates] [--sync-pages N] [--sync-only] [--profile DIR]
+ *                         [--node-arg=--trace-gc …]
  *
  * 1. full sync: an anonymous client follows the feed from the beginning with
  *    per_page=1000 (records/s, and records per CPU second of the service,
@@ -19,6 +20,11 @@
  *    build against the build of --base-ref without the change tracking
  *    (default: the parent of the commit that added it), alternating; left
  *    out with --no-creates (reads only, no second build).
+ *
+ * The service's RSS is sampled every 200 ms from /proc during the sync (its
+ * peak and where it started). `--sync-only`: the sync alone, then stop; it
+ * writes nothing, so it may run against a shared read-only data set (no
+ * migrations, no background workers).
  *
  * Seed first, e.g. `npm run seed -- --events 100000 --venues 1000 --organizers 1000`.
  * Events it creates or renames are the bench's own (author BENCH_AUTHOR_ID)
@@ -44,7 +50,7 @@ import {
 } from './bench/processes';
 import { API, cleanupCreated, discoverBenchData, requestSets } from './bench/request-sets';
 import { CursorCodec } from '../src/changes/change-cursor';
-import { cpuSeconds, ensureBuilt, freePort } from './shared/process-tools';
+import { cpuSeconds, ensureBuilt, freePort, rssMb } from './shared/process-tools';
 
 const ROOT = resolve(__dirname, '..');
 /** The commit whose parent has no change tracking. */
@@ -63,8 +69,11 @@ async function main(): Promise<void> {
       'no-pin': { type: 'boolean', default: false },
       'no-creates': { type: 'boolean', default: false },
       'sync-pages': { type: 'string' },
+      'sync-only': { type: 'boolean', default: false },
       /** Writes a V8 CPU profile of the service into this folder when it stops (node --cpu-prof). */
       profile: { type: 'string' },
+      /** Passed to the service's node (e.g. --trace-gc, --heapsnapshot-signal=SIGUSR2); repeatable. */
+      'node-arg': { type: 'string', multiple: true },
     },
   });
   const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL ?? '';
@@ -78,15 +87,17 @@ async function main(): Promise<void> {
   const token = await editorToken(SECRET);
 
   const entry = ensureBuilt(ROOT, log);
-  const profile = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values.profile)}`] : [];
-  const service = await start('service', entry, databaseUrl, logDir, pin, false, profile);
+  const profile = [
+    ...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values.profile)}`] : []),
+    ...(values['node-arg'] ?? []),
+  ];
+  const syncOnly = values['sync-only'] === true;
+  const service = await start('service', entry, databaseUrl, logDir, pin, false, profile, syncOnly);
+  log(`service pid ${service.pid}, log ${logDir}/service.log`);
   const report: string[] = [];
-  // The create set of `npm run bench` (its data is found with the service's help).
-  const data = await discoverBenchData(db, { siteZone: 'UTC', servicePort: service.port });
-  const create = requestSets(data, randomBytes(3).toString('hex')).find(
-    (set) => set.key === 'create',
-  );
-  if (!create) throw new Error('no create set');
+  // The create set of `npm run bench` (its data is found with the service's help), found
+  // before the sync so the sync's figures hold its work too; a sync alone needs none.
+  const create = syncOnly ? undefined : await createSet(db, service.port);
   try {
     const [[{ n: events }]] = await db.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM events');
     report.push(
@@ -96,14 +107,26 @@ async function main(): Promise<void> {
     // 1. Full sync.
     const maxPages = values['sync-pages'] ? Number(values['sync-pages']) : Infinity;
     const cpuBefore = cpuSeconds(service.pid) ?? 0;
-    const sync = await fullSync(service.port, maxPages);
+    const rssBefore = rssMb(service.pid) ?? 0;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, rssMb(service.pid) ?? 0);
+    }, 200);
+    const sync = await fullSync(service.port, maxPages).finally(() => clearInterval(sampler));
     const cpu = (cpuSeconds(service.pid) ?? 0) - cpuBefore;
+    rssPeak = Math.max(rssPeak, rssMb(service.pid) ?? 0);
     report.push(
       `${sync.complete ? 'full sync' : `sync of the first ${sync.pages} answers`} (anonymous, per_page=1000): ` +
         `${sync.records.toLocaleString('en')} records in ${sync.pages} answers, ` +
         `${sync.seconds.toFixed(1)} s = ${Math.round(sync.records / sync.seconds).toLocaleString('en')} records/s; ` +
-        `service CPU ${cpu.toFixed(1)} s = ${Math.round(sync.records / cpu).toLocaleString('en')} records per CPU second`,
+        `service CPU ${cpu.toFixed(1)} s = ${Math.round(sync.records / cpu).toLocaleString('en')} records per CPU second; ` +
+        `service RSS ${rssBefore.toFixed(0)} MB before, peak ${rssPeak.toFixed(0)} MB (sampled every 200 ms)`,
     );
+    if (syncOnly) {
+      await db.end();
+      process.stdout.write(`${report.join('\n')}\n`);
+      return;
+    }
     if (!sync.complete) sync.cursor = await endCursor(db);
 
     // 2. Unchanged polls.
@@ -187,6 +210,7 @@ async function main(): Promise<void> {
     `create throughput: this build vs ${base.label} (no change tracking), ${values['create-seconds']} s per run`,
   );
   const counter = { n: 0 };
+  if (!create) throw new Error('no create set');
   for (const connections of [1, 10]) {
     const runs: Record<'tracking' | 'base', RunResult[]> = { tracking: [], base: [] };
     for (const order of [
@@ -243,6 +267,8 @@ async function start(
   pin: boolean,
   noMigrations = false,
   nodeOptions: string[] = [],
+  /** No migrations and no background workers (webhook sender, imports): a read-only run. */
+  readOnly = false,
 ): Promise<Server> {
   const port = await freePort();
   return startServer({
@@ -251,18 +277,31 @@ async function start(
     args: [...nodeOptions, entry],
     env: {
       PATH: process.env.PATH ?? '',
+      // glibc's malloc settings (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, …), to measure them.
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('MALLOC_'))),
       NODE_ENV: 'production',
       DATABASE_URL: databaseUrl,
       AUTH_JWT_SECRET: SECRET,
       RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'warn',
       PORT: String(port),
-      ...(noMigrations ? { DB_MIGRATIONS_RUN: 'false' } : {}),
+      ...(noMigrations || readOnly ? { DB_MIGRATIONS_RUN: 'false' } : {}),
+      ...(readOnly ? { WEBHOOKS_WORKER: 'false', IMPORTS_WORKER: 'false' } : {}),
     },
     core: pin ? 0 : undefined,
     logFile: join(logDir, `${name}.log`),
     ready: serviceReady,
   });
+}
+
+/** The create set of `npm run bench`. */
+async function createSet(db: import('mysql2/promise').Connection, port: number) {
+  const data = await discoverBenchData(db, { siteZone: 'UTC', servicePort: port });
+  const create = requestSets(data, randomBytes(3).toString('hex')).find(
+    (set) => set.key === 'create',
+  );
+  if (!create) throw new Error('no create set');
+  return create;
 }
 
 /** A build of the code before the change tracking, in a temporary worktree. */

@@ -20,6 +20,13 @@
  * feeds are left after their first event (after the calendar's head and the
  * VTIMEZONEs, so after the feed's zone query) instead of read to the end,
  * 5 s apart; both the first byte and the first event are timed.
+ * `--feed-query Q` measures the feed of `/events.ics?Q` instead of the widest
+ * (e.g. `--feed-query ''` for the default window); `--max-events N` sets the
+ * service's ICAL_MAX_EVENTS. A measured feed refused with 400
+ * rest_feed_too_large is reported with the time its refusal took. The first
+ * measured feed after start-up is reported apart as `cold` (the service's
+ * caches and code are cold; the database's buffer pool is what it is).
+ * `--read-only`: no migrations and no background workers, for a shared data set.
  * Exit code 1 when a feed does not parse as expected (no END:VCALENDAR).
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -35,6 +42,7 @@ const ROOT = resolve(__dirname, '..');
 const API = '/calendar/events/v1';
 
 interface FeedRun {
+  status: number;
   events: number;
   bytes: number;
   seconds: number;
@@ -139,9 +147,10 @@ function withoutDatabaseUrl(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return rest;
 }
 
+/** NaN when nothing was measured (it prints as null). */
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
@@ -156,6 +165,11 @@ async function main(): Promise<void> {
       json: { type: 'string' },
       profile: { type: 'string' },
       'first-byte-only': { type: 'boolean', default: false },
+      'feed-query': { type: 'string' },
+      /** Default-window feeds timed to their first byte (read to the end unless --first-byte-only). */
+      'default-feeds': { type: 'string', default: '10' },
+      'max-events': { type: 'string' },
+      'read-only': { type: 'boolean', default: false },
     },
   });
   const sqlitePath = values['sqlite-path'] && resolve(values['sqlite-path']);
@@ -182,7 +196,12 @@ async function main(): Promise<void> {
       ...(sqlitePath ? { SQLITE_PATH: sqlitePath } : { DATABASE_URL: databaseUrl }),
       AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
       RATE_LIMIT_PER_MINUTE: '0',
+      ICAL_RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'warn',
+      ...(values['max-events'] ? { ICAL_MAX_EVENTS: values['max-events'] } : {}),
+      ...(values['read-only']
+        ? { DB_MIGRATIONS_RUN: 'false', WEBHOOKS_WORKER: 'false', IMPORTS_WORKER: 'false' }
+        : {}),
     },
   });
   try {
@@ -193,26 +212,25 @@ async function main(): Promise<void> {
       );
       return d.toISOString().slice(0, 10);
     };
-    const widest = `${API}/events.ics?start_date=${day(-5)}&end_date=${day(5, -1)}`;
+    const feedQuery = values['feed-query'] ?? `start_date=${day(-5)}&end_date=${day(5, -1)}`;
+    const measured = `${API}/events.ics${feedQuery ? `?${feedQuery}` : ''}`;
     const firstByteOnly = values['first-byte-only'] === true;
-    // Warm up: code paths, zone blocks, connection pool.
-    await fetchFeed(port, `${API}/events.ics`, {}, firstByteOnly);
-
     const runs: FeedRun[] = [];
-    for (let i = 0; i < Number(values.runs); i++) {
+    const measure = async (): Promise<FeedRun> => {
       const before = rssMb(server.pid) ?? 0;
       const cpuBefore = cpuSeconds(server.pid);
       let peak = before;
       const sampler = setInterval(() => {
         peak = Math.max(peak, rssMb(server.pid) ?? 0);
       }, 20);
-      const result = await fetchFeed(port, widest);
+      const result = await fetchFeed(port, measured);
       clearInterval(sampler);
       peak = Math.max(peak, rssMb(server.pid) ?? 0);
       const cpu = cpuSeconds(server.pid) - cpuBefore;
-      if (result.status !== 200 || !result.complete)
-        throw new Error(`widest feed: ${result.status}, incomplete`);
-      runs.push({
+      if ((result.status !== 200 && result.status !== 400) || !result.complete)
+        throw new Error(`measured feed: ${result.status}, incomplete`);
+      return {
+        status: result.status,
         events: result.events,
         bytes: result.bytes,
         seconds: round(result.ms / 1000, 2),
@@ -224,16 +242,23 @@ async function main(): Promise<void> {
         cpuSeconds: round(cpu, 2),
         eventsPerCpuSecond: Math.round(result.events / cpu),
         sha256: result.sha256,
-      });
-    }
+      };
+    };
+    // The first feed after start-up, then the warm ones.
+    const cold = firstByteOnly ? undefined : await measure();
+    if (firstByteOnly) await fetchFeed(port, `${API}/events.ics`, {}, firstByteOnly);
+    for (let i = 0; i < Number(values.runs); i++) runs.push(await measure());
 
     const firstBytes: number[] = [];
     const firstEvents: number[] = [];
     let etag = '';
-    for (let i = 0; i < 10; i++) {
+    let defaultStatus = 0;
+    for (let i = 0; i < Number(values['default-feeds']); i++) {
       if (firstByteOnly) await new Promise((resolve) => setTimeout(resolve, 5000));
       const result = await fetchFeed(port, `${API}/events.ics`, {}, firstByteOnly);
-      if (result.status !== 200 || !result.complete) throw new Error('default feed incomplete');
+      defaultStatus = result.status;
+      if ((result.status !== 200 && result.status !== 400) || !result.complete)
+        throw new Error('default feed incomplete');
       firstBytes.push(result.firstByteMs);
       firstEvents.push(result.firstEventMs);
       etag = result.etag ?? '';
@@ -241,7 +266,9 @@ async function main(): Promise<void> {
 
     if (firstByteOnly) await new Promise((resolve) => setTimeout(resolve, 5000));
     const notModified: number[] = [];
-    for (let i = 0; i < Number(values['not-modified']); i++) {
+    // A refused default feed (over ICAL_MAX_EVENTS) has no tag to send back.
+    const conditionals = defaultStatus === 200 ? Number(values['not-modified']) : 0;
+    for (let i = 0; i < conditionals; i++) {
       const result = await fetchFeed(port, `${API}/events.ics`, { 'If-None-Match': etag });
       if (result.status !== 304) throw new Error(`expected 304, got ${result.status}`);
       notModified.push(result.ms);
@@ -250,7 +277,10 @@ async function main(): Promise<void> {
     const report = {
       loadAverage: loadavg().map((n) => round(n, 2)),
       database: sqlitePath ? `sqlite:${sqlitePath}` : databaseUrl.replace(/\/\/[^@]*@/, '//'),
-      widestFeed: runs,
+      measuredFeed: measured,
+      cold,
+      warm: runs,
+      defaultFeedStatus: defaultStatus,
       defaultFeedFirstByteMs: {
         p50: round(percentile(firstBytes, 50)),
         max: round(Math.max(...firstBytes)),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/http/request-context';
 import { LinkedRecordCache } from '../events/event-records.service';
+import { ByteBudget } from '../common/records/linked-record-cache';
 import { RecordReaders } from '../common/records/record-readers';
 import { ChangeLogReader, ChangeRow, LinkedChange, linkedIn } from './change-log-reader';
 import type { CommittedChange } from '../writes/change-tracker';
@@ -12,6 +13,12 @@ export type ChangeRecord = NonNullable<ChangeEntryDto['record']>;
 
 /** Linked records per kind kept for feed reads: all venues, organizers and terms of large data sets. */
 const LINKED_MAX_PER_KIND = 20_000;
+/**
+ * Their encoded JSON, of all languages and hosts together. The objects take
+ * about 3.5 times their JSON in the heap: at 24 MB a 1M sync peaked at
+ * 292–294 MB RSS, at 8 MB at 229–269 MB (docs/performance.md, Memory).
+ */
+export const LINKED_MAX_BYTES = 8 * 1024 * 1024;
 /** As VersionedCacheService: bounds staleness should a write ever bypass the change tracking. */
 const LINKED_MAX_AGE_MS = 60_000;
 const LINKED_MAX_KEYS = 16;
@@ -49,6 +56,8 @@ export class FeedRecordCaches {
   readonly eventRecords = new FeedEventCache<object>(EVENT_RECORDS_MAX);
   /** Per language and host: see linkedAt. */
   private readonly linked = new Map<string, LinkedEntry>();
+  /** The bytes all entries' linked records may keep together. */
+  readonly linkedBytes = new ByteBudget(LINKED_MAX_BYTES);
   /** Changed events waiting to be read for the next polls (warm), and whether a batch runs. */
   private readonly toWarm = new Map<number, number>();
   private warming = false;
@@ -108,14 +117,24 @@ export class FeedRecordCaches {
         return entry;
       }
     }
-    if (!entry && this.linked.size >= LINKED_MAX_KEYS) this.linked.clear();
+    // Entries replaced, too many, or too old and not polled (warm renews those) give their bytes
+    // back: a read still using one keeps no more.
+    const now = Date.now();
+    const idle = (old: LinkedEntry) =>
+      now - old.since > LINKED_MAX_AGE_MS && now - old.polledAt > LINKED_MAX_AGE_MS;
+    for (const [other, old] of this.linked) {
+      if (other === key || idle(old) || this.linked.size >= LINKED_MAX_KEYS) {
+        old.cache.retire();
+        this.linked.delete(other);
+      }
+    }
     const fresh: LinkedEntry = {
       language: ctx.language,
       apiUrl: ctx.apiUrl,
       head,
-      since: Date.now(),
+      since: now,
       polledAt: entry?.polledAt ?? 0,
-      cache: new LinkedRecordCache(LINKED_MAX_PER_KIND, true),
+      cache: new LinkedRecordCache(LINKED_MAX_PER_KIND, true, this.linkedBytes),
       // Like the linked records, the event records start over (the old ones age out).
       scope: `${key} ${++this.entriesMade}`,
     };

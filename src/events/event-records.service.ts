@@ -4,7 +4,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
 import type { RequestContext } from '../common/http/request-context';
-import { cachedRecords, LinkedRecordStore } from '../common/records/linked-record-cache';
+import {
+  ByteBudget,
+  cachedRecords,
+  LinkedRecordStore,
+} from '../common/records/linked-record-cache';
 import { VersionedCacheService } from '../common/cache/versioned-cache.service';
 import { appConfig } from '../config/app.config';
 import { plainRowsWhereIn } from '../database/entity-rows';
@@ -85,7 +89,7 @@ export class EventRecordsService {
   sharedLinks(ctx: RequestContext): Promise<LinkedRecordCache> {
     return this.versioned.get(
       `linked-records:${ctx.language}:${ctx.apiUrl}`,
-      () => new LinkedRecordCache(SHARED_MAX_PER_KIND, true),
+      () => new LinkedRecordCache(SHARED_MAX_PER_KIND, true, new ByteBudget(SHARED_MAX_BYTES)),
       ctx,
     );
   }
@@ -251,6 +255,8 @@ function visibleTo(ctx: RequestContext): LinkedRecords['visible'] {
 
 /** Per kind, for the cache that requests share: memory stays small whatever the data. */
 const SHARED_MAX_PER_KIND = 5_000;
+/** And their encoded JSON per language and host (a few hundred bytes a record). */
+const SHARED_MAX_BYTES = 8 * 1024 * 1024;
 
 /** The records events embed, kept by the reads that share them (LinkedRecordStore), typed by kind. */
 export class LinkedRecordCache extends LinkedRecordStore<TermRecord, OrganizerRecord, VenueRecord> {}

@@ -84,7 +84,7 @@ export class EventsService {
     // Exact, but counted only when the data changed since (the default window is day-granular).
     const total = () =>
       this.counts.count(
-        `events:${JSON.stringify(filters)}`,
+        countKey(filters),
         filters.search ? countWithPage : () => matching.clone().getCount(),
         ctx,
       );
@@ -227,6 +227,18 @@ export class EventsService {
     return new Map(records.map((record) => [record.id, record]));
   }
 
+  /**
+   * How many events these filters match: the total `/events` answers for
+   * them, kept with it per data version (CountCacheService). An index read.
+   */
+  matchCount(filters: EventListFilters, ctx: RequestContext): Promise<number> {
+    return this.counts.count(
+      countKey(filters),
+      () => eventListQuery(this.dataSource.manager, filters).getCount(),
+      ctx,
+    );
+  }
+
   /** The list filters of `/events`, checked (400 naming the parameter) and resolved to IDs. */
   listFilters(query: ListEventsQueryDto, ctx: RequestContext): Promise<EventListFilters> {
     return resolveListFilters(query, ctx, {
@@ -292,4 +304,9 @@ export class EventsService {
 function listOrder(query: ListEventsQueryDto, filters: EventListFilters): EventOrder {
   if (filters.include) return 'id';
   return query.orderby === 'relevance' && filters.search ? 'relevance' : 'start';
+}
+
+/** The key of a list total in the count cache: lists and feeds of the same filters share it. */
+function countKey(filters: EventListFilters): string {
+  return `events:${JSON.stringify(filters)}`;
 }

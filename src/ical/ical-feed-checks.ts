@@ -3,7 +3,6 @@ import { ApiError } from '../common/errors/api-error';
 import { entityTag } from '../common/http/entity-tags';
 import type { EventListFilters } from '../events/event-list-query';
 import type { IcalFeedQueryDto } from './dto/ical-query.dto';
-import { FEED_EVENT_COUNT, type FeedContentStamp } from './ical-feed-tag';
 
 /* What a feed's request is checked and tagged by before a byte of it is sent (docs/api.md §14). */
 
@@ -53,11 +52,9 @@ export function assertWindow({ window }: EventListFilters): void {
 /**
  * A feed holding more events than ICAL_MAX_EVENTS → 400 before a byte is
  * sent: one anonymous request could otherwise keep a core busy for minutes.
- * The count is the content stamp's first aggregate (the events the filters
- * match, as `/events` counts them), so it costs no query of its own.
+ * `events`: the events the filters match, as `/events` counts them.
  */
-export function assertFeedSize(content: FeedContentStamp, limit: number): void {
-  const events = Number(content[FEED_EVENT_COUNT]);
+export function assertFeedSize(events: number, limit: number): void {
   if (events > limit) {
     throw new ApiError('rest_feed_too_large', {
       args: { events, limit },

@@ -1,3 +1,4 @@
+import * as feedTag from '../../src/ical/ical-feed-tag';
 import { dayAt, eventRequests } from './helpers/events';
 import { readCalendar, icsRequest } from './helpers/ical';
 import { API, createTestApp, TestApp, UserName } from './helpers/test-app';
@@ -128,5 +129,22 @@ describe('the limit and If-None-Match', () => {
     // Asked again (its stamp now kept): still refused, still not a 304.
     const again = await ics('/events.ics', undefined, { 'If-None-Match': etag }).expect(400);
     expect(again.body).toEqual(tooLarge(LIMIT + 1, NL(LIMIT + 1)));
+  });
+});
+
+describe('what a refusal costs', () => {
+  it('is decided by the count alone: the content stamp (every event\'s change rows) is not read', async () => {
+    await events(LIMIT + 2);
+    const stamp = jest.spyOn(feedTag, 'feedContentStamp');
+    try {
+      const res = await ics('/events.ics?language=en').expect(400);
+      expect(res.body).toEqual(tooLarge(LIMIT + 2, EN(LIMIT + 2)));
+      expect(stamp).not.toHaveBeenCalled();
+      // Under the limit, the stamp is read as before.
+      await ics(`/events.ics?end_date=${dayAt(2).slice(0, 10)}`).expect(200);
+      expect(stamp).toHaveBeenCalledTimes(1);
+    } finally {
+      stamp.mockRestore();
+    }
   });
 });

@@ -21,6 +21,12 @@ const odd = fc.constantFrom(undefined, () => 1);
 const plain = fc.dictionary(fc.string(), fc.oneof(leaf, odd, fc.array(leaf)), { maxKeys: 6 });
 
 describe('JsonWriter', () => {
+  it('keeps a shared value\'s bytes in memory of their own, not a slice of the shared pool', () => {
+    const bytes = JsonWriter.sharedBytes(shareJson({ id: 1, venue: 'Zaal' }));
+    expect(bytes.toString()).toBe('{"id":1,"venue":"Zaal"}');
+    expect(bytes.buffer.byteLength).toBe(bytes.byteLength);
+  });
+
   it('writes the bytes of JSON.stringify, whatever is shared and wherever it sits', () => {
     const shared = fc
       .array(plain, { minLength: 1, maxLength: 4 })

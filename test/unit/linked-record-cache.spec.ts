@@ -1,4 +1,5 @@
-import { cachedRecords } from '../../src/common/records/linked-record-cache';
+import { JsonWriter } from '../../src/common/http/json-writer';
+import { ByteBudget, cachedRecords } from '../../src/common/records/linked-record-cache';
 import { LinkedRecordCache } from '../../src/events/event-records.service';
 import type { VenueRecord } from '../../src/venues/venue.mapper';
 
@@ -71,5 +72,46 @@ describe('LinkedRecordCache', () => {
     cache.drop([{ kind: 'term', id: 3 }]);
     expect(cache.terms.has(3)).toBe(false);
     expect(cache.organizers.has(3)).toBe(true);
+  });
+
+  it('keeps no more encoded bytes than its budget, its oldest records making room', async () => {
+    const size = JsonWriter.sharedBytes(venue(1, 'x'.repeat(100))).byteLength;
+    const budget = new ByteBudget(size * 3);
+    const cache = new LinkedRecordCache(100, true, budget);
+    const load = async (ids: number[]) => new Map(ids.map((id) => [id, venue(id, 'x'.repeat(100))]));
+    for (const ids of [[1, 2], [3], [4, 5], [6]]) {
+      const read = await cachedRecords(cache, cache.venues, ids, load);
+      expect([...read.keys()]).toEqual(ids);
+      expect(budget.used).toBeLessThanOrEqual(budget.max);
+      expect(budget.used).toBe(cache.venues.size * size);
+    }
+    cache.drop([{ kind: 'venue', id: 6 }]);
+    expect(budget.used).toBe(cache.venues.size * size);
+  });
+
+  it('shares one budget between stores; a retired store gives its bytes back and keeps nothing more', async () => {
+    const size = JsonWriter.sharedBytes(venue(1, 'y'.repeat(50))).byteLength;
+    const budget = new ByteBudget(size * 2);
+    const [a, b] = [new LinkedRecordCache(100, true, budget), new LinkedRecordCache(100, true, budget)];
+    const load = async (ids: number[]) => new Map(ids.map((id) => [id, venue(id, 'y'.repeat(50))]));
+    await cachedRecords(a, a.venues, [1, 2], load);
+    // b would pass the budget a holds: answered, not kept.
+    expect((await cachedRecords(b, b.venues, [3], load)).get(3)?.venue).toBe('y'.repeat(50));
+    expect(b.venues.size).toBe(0);
+    a.retire();
+    expect(budget.used).toBe(0);
+    await cachedRecords(a, a.venues, [1], load);
+    expect(a.venues.size).toBe(0);
+    await cachedRecords(b, b.venues, [3], load);
+    expect(budget.used).toBe(size);
+  });
+
+  it('answers the records it held when making room for the ones it loads', async () => {
+    const cache = new LinkedRecordCache(2, true);
+    const load = async (ids: number[]) => new Map(ids.map((id) => [id, venue(id, `V${id}`)]));
+    await cachedRecords(cache, cache.venues, [1, 2], load);
+    const read = await cachedRecords(cache, cache.venues, [1, 2, 3], load);
+    expect([...read.keys()]).toEqual([1, 2, 3]);
+    expect(read.get(1)?.venue).toBe('V1');
   });
 });

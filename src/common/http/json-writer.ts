@@ -71,7 +71,7 @@ export class JsonWriter {
       const out = new JsonWriter();
       if (Array.isArray(value)) out.array(value, (item) => out.value(item));
       else out.fields(value);
-      encoded.set(value, (bytes = out.bytes()));
+      encoded.set(value, (bytes = ownMemory(out.bytes())));
     }
     return bytes;
   }
@@ -150,6 +150,20 @@ export class JsonWriter {
     this.parts.push(Buffer.from(this.text, 'utf8'));
     this.text = '';
   }
+}
+
+/**
+ * Bytes kept as long as their value: in memory of their own. A small Buffer
+ * made from a string is a slice of Node's shared 8 KB pool, and keeping it
+ * keeps the whole slab: the ~20,000 venue and organizer records a changes
+ * sync at 1M keeps held 8 KB each for their few hundred bytes (75 MB of
+ * slabs in a heap snapshot, docs/performance.md, Memory).
+ */
+function ownMemory(bytes: Buffer): Buffer {
+  if (bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  const own = Buffer.allocUnsafeSlow(bytes.byteLength);
+  bytes.copy(own);
+  return own;
 }
 
 /** A JSON answer already encoded: `res.json` sends its bytes as they are (jsonBytesMiddleware). */

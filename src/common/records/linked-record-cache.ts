@@ -1,16 +1,28 @@
 import { CacheStats } from '../../metrics/signals';
-import { shareJson } from '../http/json-writer';
+import { JsonWriter, shareJson } from '../http/json-writer';
 
 const linkedRecordStats = new CacheStats('linked_records');
+
+/**
+ * The JSON bytes some shared record stores may keep together (their records'
+ * encoded bytes, which every answer that embeds them is written from). A
+ * count alone bounds nothing: a record's size is the data's.
+ */
+export class ByteBudget {
+  used = 0;
+  /** Lowered by tests. */
+  constructor(public max: number) {}
+}
 
 /**
  * Term, organizer and venue records (the records events embed), mapped once
  * and re-used: across the batches of one long read (a feed), or by every
  * read of one language and host while the data version holds (`shared`, see
- * EventRecordsService.sharedLinks). Each kind is capped, so memory stays
- * bounded whatever the data's size. Declared here, below the kinds, so each
- * kind's reader (RecordReaders) can read through it; events/ types it by kind
- * (LinkedRecordCache).
+ * EventRecordsService.sharedLinks). Each kind is capped, and a shared store's
+ * encoded bytes by its `budget` (its oldest records of a kind make room), so
+ * memory stays bounded whatever the data's size. Declared here, below the
+ * kinds, so each kind's reader (RecordReaders) can read through it; events/
+ * types it by kind (LinkedRecordCache).
  */
 export class LinkedRecordStore<T extends object = object, O extends object = object, V extends object = object> {
   readonly terms = new Map<number, T>();
@@ -21,11 +33,17 @@ export class LinkedRecordStore<T extends object = object, O extends object = obj
    * older than the one dropped, so it is answered but not kept.
    */
   private generation = 0;
+  /** The encoded bytes each kept record counts against the budget. */
+  private readonly sizes = new WeakMap<object, number>();
+  /** Retired (retire): keeps nothing more. */
+  private retired = false;
 
   constructor(
     readonly maxPerKind = 20_000,
     /** Shared by concurrent requests: records are frozen, so no answer can change another's. */
     readonly shared = false,
+    /** Shared stores only: the bytes they may keep (each its own, or several together). */
+    readonly budget?: ByteBudget,
   ) {}
 
   get currentGeneration(): number {
@@ -36,7 +54,67 @@ export class LinkedRecordStore<T extends object = object, O extends object = obj
   drop(records: Iterable<{ kind: 'venue' | 'organizer' | 'term'; id: number }>): void {
     this.generation++;
     const stores = { venue: this.venues, organizer: this.organizers, term: this.terms };
-    for (const { kind, id } of records) stores[kind].delete(id);
+    for (const { kind, id } of records) this.forget(stores[kind], id);
+  }
+
+  /** Forgets every record (their bytes go back to the budget); loads under way keep nothing. */
+  clear(): void {
+    this.generation++;
+    for (const store of [this.terms, this.organizers, this.venues] as Array<Map<number, object>>)
+      for (const id of [...store.keys()]) this.forget(store, id);
+  }
+
+  /** Forgets everything and keeps nothing more: the store is no longer reachable for new reads. */
+  retire(): void {
+    this.retired = true;
+    this.clear();
+  }
+
+  /** Forgets one kind's records (it is full). */
+  clearKind(store: Map<number, object>): void {
+    for (const id of [...store.keys()]) this.forget(store, id);
+  }
+
+  /**
+   * Keeps a loaded record (frozen when shared) unless that would pass the
+   * budget even after starting over; answers the record to show.
+   */
+  keep<R extends object>(store: Map<number, R>, id: number, record: R): R {
+    if (!this.shared) {
+      if (!this.retired) store.set(id, record);
+      return record;
+    }
+    const shared = shareJson(record);
+    if (this.retired) return shared;
+    if (!this.budget) {
+      store.set(id, shared);
+      return shared;
+    }
+    const size = JsonWriter.sharedBytes(shared).byteLength;
+    this.forget(store, id);
+    // The kind's oldest records make room (kept in insertion order): a store kept full
+    // hits twice as often as one that starts over when full.
+    for (const oldest of store.keys()) {
+      if (this.budget.used + size <= this.budget.max) break;
+      this.forget(store, oldest);
+    }
+    // Still over: the other stores of a shared budget hold it; answered, not kept.
+    if (this.budget.used + size > this.budget.max) return shared;
+    store.set(id, shared);
+    this.sizes.set(shared, size);
+    this.budget.used += size;
+    return shared;
+  }
+
+  private forget(store: Map<number, object>, id: number): void {
+    const record = store.get(id);
+    if (record === undefined) return;
+    store.delete(id);
+    const size = this.sizes.get(record);
+    if (size !== undefined && this.budget) {
+      this.sizes.delete(record);
+      this.budget.used -= size;
+    }
   }
 }
 
@@ -48,20 +126,33 @@ export async function cachedRecords<R extends object>(
   load: (ids: number[]) => Promise<Map<number, R>>,
 ): Promise<Map<number, R>> {
   if (!cache || !store) return load(ids);
+  // A budget lowered (or shared stores grown) since: this store starts over at once.
+  if (cache.budget && cache.budget.used > cache.budget.max) cache.clear();
   // Once per ID: a feed batch links ~2,500 terms, of a few dozen.
   const unique = [...new Set(ids)];
-  const missing = unique.filter((id) => !store.has(id));
-  linkedRecordStats.record(unique.length - missing.length, missing.length);
-  const generation = cache.currentGeneration;
-  const loaded = missing.length > 0 ? await load(missing) : new Map<number, R>();
-  if (cache.currentGeneration === generation) {
-    if (store.size + loaded.size > cache.maxPerKind) store.clear();
-    for (const [id, record] of loaded) store.set(id, cache.shared ? shareJson(record) : record);
-  }
+  // Those held are taken now: making room for the loaded ones (or a drop while they load)
+  // may forget them before the answer is put together.
   const records = new Map<number, R>();
+  const missing: number[] = [];
   for (const id of unique) {
-    const record = store.get(id) ?? loaded.get(id);
-    if (record) records.set(id, record);
+    const held = store.get(id);
+    if (held) records.set(id, held);
+    else missing.push(id);
   }
-  return records;
+  linkedRecordStats.record(unique.length - missing.length, missing.length);
+  if (missing.length === 0) return records;
+  const generation = cache.currentGeneration;
+  const loaded = await load(missing);
+  if (cache.currentGeneration === generation) {
+    if (store.size + loaded.size > cache.maxPerKind) cache.clearKind(store);
+    for (const [id, record] of loaded) cache.keep(store, id, record);
+  }
+  if (records.size === 0) return loaded;
+  // In the order asked, as before.
+  const all = new Map<number, R>();
+  for (const id of unique) {
+    const record = records.get(id) ?? loaded.get(id);
+    if (record) all.set(id, record);
+  }
+  return all;
 }
