@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, JWTPayload, jwtVerify, JWTVerifyGetKey, SignJWT } from 'jose';
 import { appConfig } from '../config/app.config';
 import { AuthUser, isRole, Role } from './auth-user';
 import { parseId } from '../common/validation/input-parsing';
+import { epochSeconds, VerifiedTokens } from './verified-tokens';
 
 type Verifier = (token: string) => Promise<JWTPayload>;
 
@@ -19,6 +20,7 @@ export class TokenService implements OnModuleInit {
   private readonly logger = new Logger('Auth');
   private verifier?: Verifier;
   private secret?: Uint8Array;
+  private readonly verified = new VerifiedTokens();
 
   constructor(@Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>) {}
 
@@ -51,11 +53,16 @@ export class TokenService implements OnModuleInit {
   /** The caller of a token, or undefined when it is invalid, expired or malformed. */
   async verify(token: string): Promise<AuthUser | undefined> {
     if (!this.verifier || token.length > 8192) return undefined;
+    const known = this.verified.get(token, epochSeconds());
+    if (known) return { ...known };
     try {
       const payload = await this.verifier(token);
       const id = parseId(typeof payload.sub === 'string' ? payload.sub : undefined);
       const role = (payload as { role?: unknown }).role;
-      return id !== undefined && isRole(role) ? { id, role } : undefined;
+      if (id === undefined || !isRole(role)) return undefined;
+      const user = { id, role };
+      this.verified.set(token, user, epochSeconds(), payload.exp);
+      return user;
     } catch {
       return undefined;
     }
@@ -70,8 +77,10 @@ export class TokenService implements OnModuleInit {
   private useSecret(secret: Uint8Array): void {
     this.secret = secret;
     const { issuer, audience } = this.config.auth;
+    // A KeyObject made once: given the bytes, jose makes one per verification.
+    const key = createSecretKey(secret);
     this.verifier = async (token) =>
-      (await jwtVerify(token, secret, { algorithms: ['HS256'], issuer, audience })).payload;
+      (await jwtVerify(token, key, { algorithms: ['HS256'], issuer, audience })).payload;
   }
 }
 

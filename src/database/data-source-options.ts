@@ -6,6 +6,7 @@ import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { QueryObserver } from './query-observer';
 import { DatabaseLogger, QueryTimeoutSubscriber } from './query-timeout';
+import { loadMysqlDriver } from './mysql-driver';
 import { loadSqliteDriver } from './sqlite-driver';
 
 export interface DatabaseSettings {
@@ -45,6 +46,7 @@ export function dataSourceOptions(settings: DatabaseSettings): DataSourceOptions
     return {
       ...common,
       type: 'mysql',
+      driver: loadMysqlDriver(),
       // The options below apply to the primary and every replica alike.
       ...(readUrls.length > 0
         ? {

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
-import { DateTime } from 'luxon';
+import { DateTime, FixedOffsetZone } from 'luxon';
 import {
   epochToWire,
+  isDateInput,
+  parseDateInput,
   parseZone,
   toWire,
   utcWire,
@@ -148,5 +150,33 @@ describe('date fast paths', () => {
       expect(abbreviation(at('2027-07-15T12:00', 'Asia/Riyadh'), 'Asia/Riyadh')).toBe('+03');
       expect(abbreviation(at('2027-07-15T12:00', 'UTC+2'), 'UTC+2')).toBe('UTC+2');
     }
+  });
+
+  it('isDateInput answers what parseDateInput does, for wire forms valid and not', () => {
+    const digits = (length: number) =>
+      fc.integer({ min: 0, max: 10 ** length - 1 }).map((n) => String(n).padStart(length, '0'));
+    const wire = fc
+      .tuple(digits(4), digits(2), digits(2), fc.option(fc.tuple(digits(2), digits(2), fc.option(digits(2)))))
+      .map(([y, m, d, time]) => {
+        const clock = time ? ` ${time[0]}:${time[1]}${time[2] === null ? '' : `:${time[2]}`}` : '';
+        return `${y}-${m}-${d}${clock}`;
+      });
+    // Mostly near the ranges' edges: days 28–31, hours 23–24, minutes and seconds 59–60.
+    const edge = fc
+      .tuple(
+        fc.constantFrom('0999', '1000', '1900', '2000', '2023', '2024', '2100', '9999'),
+        fc.constantFrom('00', '01', '02', '04', '12', '13'),
+        fc.constantFrom('00', '01', '28', '29', '30', '31', '32'),
+        fc.constantFrom('', ' 00:00', ' 23:59:59', ' 24:00', ' 24:00:00', ' 24:00:01', ' 12:60', ' 12:00:60', ' 7:00'),
+      )
+      .map(([y, m, d, clock]) => `${y}-${m}-${d}${clock}`);
+    const utc = FixedOffsetZone.utcInstance;
+    fc.assert(
+      fc.property(fc.oneof(wire, edge), fc.constantFrom('', ' ', '\t'), (text, pad) => {
+        const value = `${pad}${text}${pad}`;
+        expect(isDateInput(value)).toBe(parseDateInput(value, utc) !== undefined);
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

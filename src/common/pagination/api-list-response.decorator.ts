@@ -1,9 +1,16 @@
-import { applyDecorators, Type } from '@nestjs/common';
+import { applyDecorators, Type, UseInterceptors } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
+import { ListPageInterceptor } from './list-page.interceptor';
 
-/** Documents a list response: the wrapper of docs/api.md §5 around `key: Item[]`. */
+/**
+ * A list route: its ListPage rendered as the wrapper of docs/api.md §5 around
+ * `key: Item[]` with the list headers (ListPageInterceptor, bound here and not
+ * globally: every interceptor is a layer each request of a route passes, and
+ * only lists need this one), and documented so.
+ */
 export function ApiListResponse(key: string, item: Type<unknown>, withFeed = false) {
   return applyDecorators(
+    UseInterceptors(ListPageInterceptor),
     ApiExtraModels(item),
     ApiOkResponse({
       description:

@@ -107,9 +107,36 @@ function fromUnix(seconds: number, zone: Zone): DateTime | undefined {
   return DateTime.fromSeconds(seconds, { zone });
 }
 
-/** True when `value` is in one of the accepted date forms (zone does not matter for that). */
+/**
+ * True when `value` is in one of the accepted date forms (zone does not matter
+ * for that). The wire form with an hour up to 23 is checked by its parts, what
+ * parseDateInput's luxon answers for it (a write's service parses its dates
+ * again in their zone: that parse was the validation's second); the rest goes
+ * through parseDateInput.
+ */
 export function isDateInput(value: unknown): boolean {
+  if (typeof value === 'string' && value.length <= 40) {
+    const wire = WIRE_RE.exec(value.trim());
+    const hour = wire ? Number(wire[4] ?? 0) : 24;
+    if (wire && hour <= 23) {
+      const [year, month, day] = [Number(wire[1]), Number(wire[2]), Number(wire[3])];
+      return (
+        year >= 1000 &&
+        month >= 1 &&
+        month <= 12 &&
+        day >= 1 &&
+        day <= daysInMonth(year, month) &&
+        Number(wire[5] ?? 0) <= 59 &&
+        Number(wire[6] ?? 0) <= 59
+      );
+    }
+  }
   return parseDateInput(value, FixedOffsetZone.utcInstance) !== undefined;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
 }
 
 const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
