@@ -1,4 +1,3 @@
-import { MysqlQueryRunner } from 'typeorm/driver/mysql/MysqlQueryRunner';
 import { parseIcalendar } from '../../src/imports/ical-import-parser';
 import { eventInputOf } from '../../src/imports/import-event-input';
 import type { ImportParseResult } from '../../src/imports/import-item';
@@ -7,6 +6,7 @@ import { ImportWriter } from '../../src/imports/import-writer';
 import { type FeedEntry, feedPage } from './helpers/changes';
 import { API, createTestApp, TestApp, USERS } from './helpers/test-app';
 import { useWebhookApp } from './helpers/webhook-receiver';
+import { recordMysqlStatements } from './helpers/mysql-statements';
 
 /*
  * The import's set-based create of new events (EventBulkWrites.createMany,
@@ -304,14 +304,7 @@ onMysql('import bulk create with DATABASE_PORTABLE_SQL', () => {
   let spy: jest.SpyInstance;
   beforeAll(async () => {
     t = await createTestApp({ DATABASE_PORTABLE_SQL: 'true', SITE_TIMEZONE: AMS });
-    const query = MysqlQueryRunner.prototype.query;
-    spy = jest.spyOn(MysqlQueryRunner.prototype, 'query').mockImplementation(function (
-      this: MysqlQueryRunner,
-      ...args: Parameters<typeof query>
-    ) {
-      sent.push(args[0]);
-      return query.apply(this, args);
-    });
+    spy = recordMysqlStatements(sent);
   });
   afterAll(async () => {
     spy?.mockRestore();

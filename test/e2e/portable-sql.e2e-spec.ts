@@ -1,7 +1,7 @@
-import { MysqlQueryRunner } from 'typeorm/driver/mysql/MysqlQueryRunner';
 import { FeedClient } from './helpers/changes';
 import { API, createTestApp, TestApp } from './helpers/test-app';
 import { eventually, WebhookReceiver } from './helpers/webhook-receiver';
+import { recordMysqlStatements } from './helpers/mysql-statements';
 
 /*
  * DATABASE_PORTABLE_SQL (docs/scaling.md): the statements MySQL-compatible
@@ -32,14 +32,7 @@ onMysql([{ portableSql: true }, { portableSql: false }])(
         WEBHOOK_ALLOW_HTTP: 'true',
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       });
-      const query = MysqlQueryRunner.prototype.query;
-      spy = jest.spyOn(MysqlQueryRunner.prototype, 'query').mockImplementation(function (
-        this: MysqlQueryRunner,
-        ...args: Parameters<typeof query>
-      ) {
-        sent.push(args[0]);
-        return query.apply(this, args);
-      });
+      spy = recordMysqlStatements(sent);
     });
     afterAll(async () => {
       spy?.mockRestore();
