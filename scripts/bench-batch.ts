@@ -7,7 +7,12 @@
  * HTTP stack cost without the write, to tell where the time goes.
  *
  *   npm run bench:batch -- [--database-url mysql://…/calendar_bench_batch]
- *       [--events 2000] [--rounds 5] [--size 100]
+ *       [--events 2000] [--rounds 5] [--size 100] [--variants "one by one,atomic batch"]
+ *
+ * Besides the time, each variant's process CPU per create (service and client
+ * share the process; the client's part is the same for every variant but the
+ * batches', where it is smaller) and its statements per create, counted on the
+ * service's connections.
  *
  * Without --database-url it runs on a fresh SQLite file. The database is first
  * filled with `--events` events (by batches). A MySQL database whose name does
@@ -34,6 +39,7 @@ async function main(): Promise<void> {
       events: { type: 'string', default: '2000' },
       rounds: { type: 'string', default: '5' },
       size: { type: 'string', default: '100' },
+      variants: { type: 'string' },
     },
   });
   const databaseUrl = values['database-url'] ?? '';
@@ -117,22 +123,36 @@ async function main(): Promise<void> {
       ((await dataSource.query('SELECT COUNT(*) AS total FROM events')) as [{ total: unknown }])[0]
         .total,
     );
+  const all = Object.keys(variants) as Variant[];
+  const chosen = values.variants?.split(',').map((name) => name.trim());
+  const order = chosen ? all.filter((name) => chosen.includes(name)) : all;
+  if (!order.includes('one by one'))
+    throw new Error(`--variants: "one by one" and any of ${all.join(', ')}`);
+  // Every statement the service sends (transaction statements and savepoints included).
+  const statementCount = { n: 0 };
+  dataSource.subscribers.push({ afterQuery: () => void statementCount.n++ });
   const seedTo = Number(values.events);
   while ((await countEvents()) < seedTo) await batch(false, event, 201);
   const before = await countEvents();
   // Warm-up: every code path once.
-  for (const run of Object.values(variants)) await run();
+  for (const name of order) await variants[name]();
 
   const ms = new Map<Variant, number[]>();
-  const order = Object.keys(variants) as Variant[];
+  const cpu = new Map<Variant, number[]>();
+  const statements = new Map<Variant, number[]>();
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const name of [
       ...order.slice(round % order.length),
       ...order.slice(0, round % order.length),
     ]) {
+      const counted = statementCount.n;
+      const cpuStarted = process.cpuUsage();
       const started = performance.now();
       await variants[name]();
+      const used = process.cpuUsage(cpuStarted);
       ms.set(name, [...(ms.get(name) ?? []), performance.now() - started]);
+      cpu.set(name, [...(cpu.get(name) ?? []), (used.user + used.system) / 1000]);
+      statements.set(name, [...(statements.get(name) ?? []), statementCount.n - counted]);
     }
   }
   const after = await countEvents();
@@ -141,20 +161,23 @@ async function main(): Promise<void> {
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const sequential = median(ms.get('one by one')!);
-  const invalidSequential = median(ms.get('invalid, one by one')!);
+  const invalidSequential = median(ms.get('invalid, one by one') ?? ms.get('one by one')!);
   console.log(
     `engine: ${databaseUrl ? 'mysql' : 'sqlite'}, events: ${before} before the rounds, ${after} after; ` +
       `${values.rounds} rounds of ${size} creates per variant, one keep-alive connection`,
   );
-  console.log(`| variant | ms per ${size} (median) | min … max | creates/s | speed-up |`);
-  console.log('|---|---:|---:|---:|---:|');
+  console.log(
+    `| variant | ms per ${size} (median) | min … max | creates/s | speed-up | CPU ms per create | statements per create |`,
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const name of order) {
     const runs = ms.get(name)!;
     const m = median(runs);
     const reference = name.startsWith('invalid') ? invalidSequential : sequential;
     console.log(
       `| ${name} | ${m.toFixed(0)} | ${Math.min(...runs).toFixed(0)} … ${Math.max(...runs).toFixed(0)} | ` +
-        `${((size * 1000) / m).toFixed(0)} | ${(reference / m).toFixed(2)}× |`,
+        `${((size * 1000) / m).toFixed(0)} | ${(reference / m).toFixed(2)}× | ` +
+        `${(median(cpu.get(name)!) / size).toFixed(2)} | ${(median(statements.get(name)!) / size).toFixed(2)} |`,
     );
   }
 }

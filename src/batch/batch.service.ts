@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
+import type { AuthUser } from '../auth/auth-user';
 import { ApiError, InvalidReason } from '../common/errors/api-error';
 import { renderError } from '../common/errors/api-exception.filter';
 import type { RequestContext } from '../common/http/request-context';
@@ -42,19 +43,21 @@ export class BatchService {
 
   async run(body: BatchRequestDto, ctx: RequestContext, req: Request): Promise<BatchAnswerDto> {
     // The batch itself needs a token; what each operation may do is its route's question.
-    if (!ctx.user) throw ApiError.unauthorized();
+    const caller = ctx.user;
+    if (!caller) throw ApiError.unauthorized();
     const atomic = body.atomic === true;
     const operations = operationRequests(body.operations, atomic);
-    if (atomic) return this.runAtomic(operations, ctx, req);
+    if (atomic) return this.runAtomic(operations, ctx, caller, req);
     const results: OperationAnswer[] = [];
     for (const operation of operations)
-      results.push(await this.dispatcher.dispatch(operation, req, {}));
+      results.push(await this.dispatcher.dispatch(operation, req, caller, {}));
     return { atomic: false, failed_operation: null, results };
   }
 
   private async runAtomic(
     operations: OperationRequest[],
     ctx: RequestContext,
+    caller: AuthUser,
     req: Request,
   ): Promise<BatchAnswerDto> {
     try {
@@ -63,7 +66,7 @@ export class BatchService {
         const batch = new BatchTransaction(unit);
         const results: OperationAnswer[] = [];
         for (const [index, operation] of operations.entries()) {
-          const answer = await this.dispatcher.dispatch(operation, req, { batch });
+          const answer = await this.dispatcher.dispatch(operation, req, caller, { batch });
           // Its writes are over (also after a time-out); a conflict retries the whole transaction.
           await batch.settle();
           if (answer.status >= 400) throw new AtomicBatchFailed(index, answer);

@@ -4,6 +4,8 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { Request } from 'express';
 import { EventEmitter } from 'node:events';
 import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthUser } from '../auth/auth-user';
+import type { VerifiedCallerRequest } from '../auth/auth.guard';
 import type { WriteRequest, WriteRequestHolder } from '../common/http/write-request';
 import { appConfig } from '../config/app.config';
 import type { BatchMethod, OperationHeader } from './dto/batch-request.dto';
@@ -68,17 +70,23 @@ export class OperationDispatcher {
   ) {}
 
   /**
-   * Answers `operation` as its route would for the batch's caller (`from`);
-   * `write` is the operation's WriteRequest as the batch starts it (an atomic
-   * batch's transaction), which the interceptors then fill in.
+   * Answers `operation` as its route would for the batch's caller (`from`,
+   * whose token named `caller`: the guard does not verify it again for each
+   * operation); `write` is the operation's WriteRequest as the batch starts
+   * it (an atomic batch's transaction), which the interceptors then fill in.
    */
   dispatch(
     operation: OperationRequest,
     from: Request,
+    caller: AuthUser,
     write: WriteRequest,
   ): Promise<OperationAnswer> {
-    const req = this.requestFor(operation, from);
-    (req as IncomingMessage & WriteRequestHolder).writeRequest = write;
+    const req = this.requestFor(operation, from) as IncomingMessage &
+      WriteRequestHolder &
+      VerifiedCallerRequest;
+    req.writeRequest = write;
+    const authorization = from.headers.authorization;
+    if (authorization !== undefined) req.verifiedCaller = { authorization, user: caller };
     const handle =
       this.adapterHost.httpAdapter.getInstance<
         (req: IncomingMessage, res: ServerResponse) => void

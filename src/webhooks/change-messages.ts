@@ -21,7 +21,8 @@ export function messageType(change: TrackedChange): string {
 /**
  * Change messages (docs/api.md §15): every write transaction's changes become
  * `<kind>.created|updated|deleted` messages in the outbox, in that
- * transaction, before it commits. The `record` is read through the
+ * transaction, before it commits (their rows queued in the unit and written
+ * by the commit pipeline: an atomic batch's in one go). The `record` is read through the
  * transaction (its uncommitted state) as an administrator's `context=edit`
  * read in DEFAULT_LANGUAGE shows it, from the rows the write itself read
  * last where it kept them in its unit (WRITTEN_EVENT_ROWS). Nothing is read when no
@@ -59,10 +60,9 @@ export class ChangeMessages implements ChangeListener, OnModuleInit, OnModuleDes
   }
 
   async onChanges(unit: WriteUnit, changes: readonly TrackedChange[]): Promise<void> {
-    const { manager } = unit;
     const direct = changes.filter((change) => !change.via);
     if (direct.length === 0) return;
-    const endpoints = await this.outbox.subscribers(manager, [...new Set(direct.map(messageType))]);
+    const endpoints = await this.outbox.subscribers(unit, [...new Set(direct.map(messageType))]);
     if (endpoints.length === 0) return;
     const wanted = direct.filter((change) =>
       endpoints.some((endpoint) => subscribes(endpoint.events, messageType(change))),
@@ -83,7 +83,7 @@ export class ChangeMessages implements ChangeListener, OnModuleInit, OnModuleDes
         },
       };
     });
-    await this.outbox.store(unit, messages, endpoints);
+    this.outbox.queue(unit, messages, endpoints);
   }
 
   /** The records of the changes, per kind (RecordReaders), a few queries per batch of BATCH. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { insertedId } from '../database/entity-rows';
-import type { WriteUnit } from '../writes/write-unit';
+import { DeferredRows, TransactionRead, type WriteUnit } from '../writes/write-unit';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { subscribes } from './message-types';
 import type { ClaimedRow } from './webhook-claims';
@@ -26,6 +26,9 @@ export interface Subscriber {
 /** Deliveries per INSERT, and the most body bytes one INSERT carries (MySQL's packet limit). */
 const ROWS_PER_INSERT = 500;
 const BYTES_PER_INSERT = 4 * 1024 * 1024;
+
+/** The enabled endpoints, read once per write transaction (WebhookOutbox.subscribers). */
+const ENABLED_ENDPOINTS = new TransactionRead<Subscriber[]>('enabled webhook endpoints');
 
 /** A message as stored: its `webhook-id`, type and body. */
 interface StoredMessage {
@@ -60,6 +63,15 @@ export class WebhookOutbox {
   constructor(private readonly sender: WebhookSender) {}
 
   /**
+   * The delivery rows of change messages, written just before COMMIT by
+   * the commit pipeline (WriteUnit.defer): those of all the operations of an
+   * atomic batch in one go, as the rows of one write.
+   */
+  private readonly deliveries = new DeferredRows<DeliveryRow>('webhook deliveries', (unit, rows) =>
+    this.insert(unit, rows, false),
+  );
+
+  /**
    * The enabled endpoints that subscribe to any of `types`, read with a
    * shared lock on MySQL/MariaDB: the deliveries about to be written
    * reference them, and an endpoint deleted (or its secret rotated) meanwhile
@@ -68,21 +80,33 @@ export class WebhookOutbox {
    * read, locking whether or not anyone subscribes: a plain read first would
    * cost every write with a subscriber a second statement, and the lock only
    * ever holds up an administrator's change to an endpoint for one write. On
-   * SQLite the write transaction already excludes every other writer.
+   * SQLite the write transaction already excludes every other writer. Read
+   * once per transaction (the lock holds until COMMIT): the operations of an
+   * atomic batch share it.
    */
-  async subscribers(manager: EntityManager, types: string[]): Promise<Subscriber[]> {
+  async subscribers(unit: WriteUnit, types: string[]): Promise<Subscriber[]> {
+    const { manager } = unit;
     const lock = manager.connection.options.type === 'mysql';
-    return (await readEndpoints(manager, lock)).filter((endpoint) =>
-      types.some((type) => subscribes(endpoint.events, type)),
+    const endpoints = await unit.transactionRead(ENABLED_ENDPOINTS, () =>
+      readEndpoints(manager, lock),
     );
+    return endpoints.filter((endpoint) => types.some((type) => subscribes(endpoint.events, type)));
   }
 
   /**
-   * Stores the messages as a pending delivery for every endpoint of `to` that
-   * subscribes to its type (all of them when `forced`: a ping): one INSERT
-   * per ROWS_PER_INSERT deliveries, whatever the number of messages and
-   * endpoints. The sender is woken when the transaction commits. Returns the
-   * messages' `webhook-id`s.
+   * Queues the messages as a pending delivery for every endpoint of `to`
+   * that subscribes to its type: the rows are written with the unit's other
+   * deliveries just before COMMIT (see `deliveries`), and the sender is woken
+   * when the transaction commits.
+   */
+  queue(unit: WriteUnit, messages: OutgoingMessage[], to: Subscriber[]): void {
+    unit.defer(this.deliveries, deliveryRows(messages, to, false));
+  }
+
+  /**
+   * Stores the messages now, as a pending delivery for every endpoint of `to`
+   * that subscribes to its type (all of them when `forced`: a ping). Returns
+   * the messages' `webhook-id`s.
    */
   async store(
     unit: WriteUnit,
@@ -90,19 +114,18 @@ export class WebhookOutbox {
     to: Subscriber[],
     forced = false,
   ): Promise<string[]> {
+    const rows = deliveryRows(messages, to, forced);
+    await this.insert(unit, rows, forced);
+    return [...new Set(rows.map((row) => row.message.webhookId))];
+  }
+
+  /**
+   * One INSERT per ROWS_PER_INSERT deliveries, whatever the number of
+   * messages and endpoints; the sender takes them (or is woken) at commit.
+   */
+  private async insert(unit: WriteUnit, rows: DeliveryRow[], forced: boolean): Promise<void> {
     const { manager } = unit;
     const now = Date.now();
-    const timestamp = new Date(now).toISOString();
-    const stored = messages.map(({ type, data }) => ({
-      webhookId: newMessageId(),
-      type,
-      body: JSON.stringify({ type, timestamp, data }),
-    }));
-    const rows = stored.flatMap((message) =>
-      to
-        .filter((endpoint) => forced || subscribes(endpoint.events, message.type))
-        .map((endpoint): DeliveryRow => ({ endpoint, message })),
-    );
     if (rows.length === 1) {
       // A single-row INSERT gives back the row's ID: this process's sender takes it at commit.
       const [row] = rows;
@@ -110,9 +133,8 @@ export class WebhookOutbox {
       this.sender.takeAfterCommit(unit, [handed(id, row, forced)]);
     } else if (rows.length > 1) {
       for (const chunk of chunks(rows)) await insertDeliveries(manager, chunk, forced, now);
-      await this.handOver(unit, stored, rows, forced);
+      await this.handOver(unit, rows, forced);
     }
-    return stored.map((message) => message.webhookId);
   }
 
   /**
@@ -123,19 +145,15 @@ export class WebhookOutbox {
    * transaction that finds and reads them again (five statements or more).
    * Otherwise the sender looks for them after COMMIT.
    */
-  private async handOver(
-    unit: WriteUnit,
-    messages: StoredMessage[],
-    rows: DeliveryRow[],
-    forced: boolean,
-  ): Promise<void> {
+  private async handOver(unit: WriteUnit, rows: DeliveryRow[], forced: boolean): Promise<void> {
     if (!this.sender.sends || rows.length > HAND_OVER_MAX) return this.sender.wakeAfterCommit(unit);
     const { manager } = unit;
+    const webhookIds = [...new Set(rows.map((row) => row.message.webhookId))];
     const ids: Array<{ id: number | string; endpoint_id: number | string; webhook_id: string }> =
       await manager.query(
         'SELECT id, endpoint_id, webhook_id FROM webhook_deliveries ' +
-          `WHERE webhook_id IN (${messages.map(() => '?').join(', ')})`,
-        messages.map((message) => message.webhookId),
+          `WHERE webhook_id IN (${webhookIds.map(() => '?').join(', ')})`,
+        webhookIds,
       );
     const rowOf = new Map(rows.map((row) => [`${row.endpoint.id} ${row.message.webhookId}`, row]));
     this.sender.takeAfterCommit(
@@ -159,6 +177,25 @@ export class WebhookOutbox {
     const [webhookId] = await this.store(unit, [message], [to], true);
     return unit.manager.findOneByOrFail(WebhookDelivery, { webhookId });
   }
+}
+
+/**
+ * The messages as stored (a `webhook-id` each; the body's timestamp is when
+ * the message was made), one row per endpoint of `to` that wants it (every
+ * one when `forced`).
+ */
+function deliveryRows(messages: OutgoingMessage[], to: Subscriber[], forced: boolean): DeliveryRow[] {
+  const timestamp = new Date().toISOString();
+  return messages.flatMap(({ type, data }) => {
+    const message = {
+      webhookId: newMessageId(),
+      type,
+      body: JSON.stringify({ type, timestamp, data }),
+    };
+    return to
+      .filter((endpoint) => forced || subscribes(endpoint.events, type))
+      .map((endpoint): DeliveryRow => ({ endpoint, message }));
+  });
 }
 
 /** One multi-row INSERT of deliveries with their messages. */

@@ -14,6 +14,32 @@ export class KeptRows<T> {
   constructor(readonly name: string) {}
 }
 
+/**
+ * Rows a write adds at its end (webhook deliveries), collected in its unit
+ * and written by `write` just before COMMIT: the rows of every write of one
+ * transaction (an atomic batch's operations) go out together, in the order
+ * the writes added them, as multi-row INSERTs.
+ */
+export class DeferredRows<T> {
+  constructor(
+    readonly name: string,
+    readonly write: (unit: WriteUnit, rows: T[]) => Promise<void>,
+  ) {}
+}
+
+/**
+ * A read that holds for the rest of its transaction once made (rows it
+ * share-locks and no write of the transaction changes: the webhook
+ * endpoints), so that the writes joined to one transaction (an atomic batch's
+ * operations) make it once: a typed slot of WriteUnit.
+ */
+export class TransactionRead<T> {
+  /** Only for the type: the read gives `T`. */
+  declare private readonly value?: T;
+
+  constructor(readonly name: string) {}
+}
+
 const logger = new Logger('WriteUnit');
 
 /**
@@ -35,10 +61,19 @@ export class WriteUnit {
   private readonly adopted: TrackedChange[] = [];
   private readonly kept = new Map<KeptRows<unknown>, unknown>();
   private readonly committedWork: Array<() => void> = [];
+  // Keyed as DeferredRows<never>: any slot's type fits; each slot's rows are its own `T`.
+  private readonly deferred = new Map<DeferredRows<never>, unknown[]>();
+  private readonly reads = new Map<TransactionRead<unknown>, Promise<unknown>>();
 
+  /**
+   * `joined`: the unit of the transaction this write joined (an atomic
+   * batch's, BatchTransaction), which adopts what it leaves and shares its
+   * transaction reads.
+   */
   constructor(
     readonly manager: EntityManager,
     readonly request?: WriteRequest,
+    private readonly joined?: WriteUnit,
   ) {}
 
   /**
@@ -68,11 +103,45 @@ export class WriteUnit {
   /**
    * Takes over what a write joined to this unit's transaction (an atomic
    * batch's operation, BatchTransaction) leaves for COMMIT: its changes,
-   * already announced, to number with this unit's, and its after-commit work.
+   * already announced, to number with this unit's, its deferred rows and its after-commit work.
    */
   adopt(joined: WriteUnit): void {
     for (const change of joined.changes()) this.adopted.push(change);
+    for (const [slot, rows] of joined.deferred) this.defer(slot, rows as never[]);
+    joined.deferred.clear();
     this.committedWork.push(...joined.committedWork.splice(0));
+  }
+
+  /** Adds `rows` to what `slot` writes just before COMMIT (writeDeferred). */
+  defer<T>(slot: DeferredRows<T>, rows: readonly T[]): void {
+    if (rows.length === 0) return;
+    const collected = this.deferred.get(slot);
+    if (collected) for (const row of rows) collected.push(row);
+    else this.deferred.set(slot, [...rows]);
+  }
+
+  /** Called by the commit pipeline before the numbering: writes the deferred rows, slot by slot. */
+  async writeDeferred(): Promise<void> {
+    for (const [slot, rows] of [...this.deferred]) {
+      this.deferred.delete(slot);
+      await slot.write(this, rows as never[]);
+    }
+  }
+
+  /**
+   * The value of `read` in this transaction: read at the first call, shared
+   * by the writes joined to it. Only for reads that hold until COMMIT (see TransactionRead).
+   */
+  transactionRead<T>(slot: TransactionRead<T>, read: () => Promise<T>): Promise<T> {
+    if (this.joined) return this.joined.transactionRead(slot, read);
+    let value = this.reads.get(slot) as Promise<T> | undefined;
+    if (!value) {
+      value = read();
+      this.reads.set(slot, value);
+      // A failed read is not kept: the next write reads again (its failure is its own).
+      value.catch(() => this.reads.delete(slot));
+    }
+    return value;
   }
 
   /** Keeps `rows` in `slot` for later work of this attempt (see the class comment for when). */

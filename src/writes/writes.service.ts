@@ -12,7 +12,8 @@ import { WriteUnit } from './write-unit';
  * one place and in the order it runs (docs/architecture.md "What a write does"):
  *
  * 1. the work, given a fresh WriteUnit per attempt (a retry starts afresh);
- * 2. the change listeners (webhook outbox messages, the idempotency answer's kind and ID);
+ * 2. the change listeners (webhook outbox messages, the idempotency answer's kind and ID), then
+ *    the rows they deferred (WriteUnit.defer: webhook deliveries), as multi-row INSERTs;
  * 3. the request's idempotency claim marked committed (a lost claim rolls the write back);
  * 4. sequence numbers, the data-version bump and the change rows (ChangeTracker.number);
  * 5. COMMIT (writeTransaction: retried on conflicts, queued on SQLite);
@@ -20,8 +21,9 @@ import { WriteUnit } from './write-unit';
  *    the feed's read-ahead, then the unit's own after-commit work (deliveries to the sender).
  *
  * A write of an atomic batch's operation (`request.batch`) joins the batch's
- * transaction instead: steps 1 to 3 run for it there, and the batch's own
- * run numbers its changes with the others' and commits them together.
+ * transaction instead: steps 1 to 3 run for it there but for its deferred
+ * rows, and the batch's own run writes those and numbers its changes with
+ * the others', once for all, and commits them together.
  */
 @Injectable()
 export class Writes {
@@ -63,10 +65,12 @@ export class Writes {
 
   /**
    * Steps 1 to 3 in an atomic batch's transaction, with a unit of the write's
-   * own (its kept rows, its request), in a savepoint: a write that fails
-   * leaves nothing behind, as its own transaction would, also when its caller
-   * goes on (an upsert that lost a race). The batch's unit adopts what is
-   * left. No retry here: a conflict fails the batch's transaction, which is retried whole.
+   * own (its kept rows, its request; its transaction reads are the batch's),
+   * in a savepoint: a write that fails leaves nothing behind, as its own
+   * transaction would, also when its caller goes on (an upsert that lost a
+   * race). The batch's unit adopts what is left (changes, deferred rows,
+   * after-commit work), written at its COMMIT. No retry here: a conflict
+   * fails the batch's transaction, which is retried whole.
    */
   private async join<R>(
     batch: BatchTransaction,
@@ -75,7 +79,7 @@ export class Writes {
   ): Promise<R> {
     let unit!: WriteUnit;
     const answer = await batch.unit.manager.transaction(async (manager) => {
-      unit = new WriteUnit(manager, request);
+      unit = new WriteUnit(manager, request, batch.unit);
       const result = await work(unit);
       const changes = unit.changes();
       if (changes.length > 0) await this.tracker.announce(unit, changes);
@@ -96,6 +100,7 @@ export class Writes {
     const changes = unit.changesToNumber();
     const { claim, bumps } = unit.request ?? {};
     if (own.length > 0) await this.tracker.announce(unit, own);
+    await unit.writeDeferred();
     if (claim?.active) await claim.markCommitted(unit.manager);
     if (changes.length === 0) {
       // Reported before COMMIT: a write whose COMMIT reply is lost may still have committed.

@@ -5,7 +5,7 @@ import type { WriteClaim } from '../../src/common/http/write-request';
 import type { appConfig } from '../../src/config/app.config';
 import { BatchTransaction } from '../../src/writes/batch-transaction';
 import { ChangeTracker, type TrackedChange } from '../../src/writes/change-tracker';
-import { KeptRows, WriteUnit } from '../../src/writes/write-unit';
+import { DeferredRows, KeptRows, TransactionRead, WriteUnit } from '../../src/writes/write-unit';
 import { Writes } from '../../src/writes/writes.service';
 
 /** A MySQL-like data source whose transactions and statements are written to `log`. */
@@ -381,6 +381,62 @@ describe('Writes (the commit pipeline)', () => {
         'RELEASE SAVEPOINT',
         'COMMIT',
       ]);
+    });
+
+    it("writes the joined writes' deferred rows once, in their order, before the claim and the numbering; a rolled-back one's never", async () => {
+      const log: string[] = [];
+      const { writes } = pipeline(log);
+      const slot = new DeferredRows<string>('rows', (unit, rows) => {
+        log.push(`rows ${rows.join(',')}`);
+        return Promise.resolve();
+      });
+      await writes.run({ claim: claim(log) }, async (batchUnit) => {
+        const batch = new BatchTransaction(batchUnit);
+        for (const [i, rows] of [['a', 'b'], ['lost'], ['c']].entries()) {
+          await writes
+            .run({ batch }, (unit) => {
+              unit.record([created(i + 1)]);
+              unit.defer(slot, rows);
+              return rows[0] === 'lost' ? Promise.reject(new Error('raced')) : Promise.resolve();
+            })
+            .catch(() => undefined);
+        }
+        await batch.settle();
+      });
+      expect(log).toEqual([
+        'BEGIN',
+        'SAVEPOINT',
+        'RELEASE SAVEPOINT',
+        'SAVEPOINT',
+        'ROLLBACK TO SAVEPOINT',
+        'SAVEPOINT',
+        'RELEASE SAVEPOINT',
+        'rows a,b,c',
+        'claim committed',
+        'UPDATE change_state',
+        'INSERT INTO',
+        'COMMIT',
+      ]);
+    });
+
+    it('a transaction read is made once for the batch and its joined writes, again on a retry', async () => {
+      const log: string[] = [];
+      const { writes } = pipeline(log, 1);
+      const slot = new TransactionRead<number>('endpoints');
+      let reads = 0;
+      const read = () => Promise.resolve(++reads);
+      const seen: number[] = [];
+      await writes.run(undefined, async (batchUnit) => {
+        const batch = new BatchTransaction(batchUnit);
+        for (let i = 0; i < 3; i++)
+          await writes.run({ batch }, async (unit) => {
+            seen.push(await unit.transactionRead(slot, read));
+          });
+        seen.push(await batchUnit.transactionRead(slot, read));
+        await batch.settle();
+      });
+      // The first attempt read once, the retry (a fresh unit) once more.
+      expect(seen).toEqual([1, 1, 1, 1, 2, 2, 2, 2]);
     });
   });
 });
