@@ -320,16 +320,21 @@ export async function insertRow<E extends ObjectLiteral>(
 }
 
 /**
- * Whether the engine answers `INSERT … RETURNING`: SQLite (≥ 3.35) and
- * MariaDB ≥ 10.5 do; MySQL 8 does not (nor TiDB or Vitess). TypeORM reads the
- * server's version at connect; a MySQL-compatible server of unknown flavour
- * is taken to lack it.
+ * Whether the server answers `INSERT … RETURNING`: SQLite (≥ 3.35) and
+ * MariaDB ≥ 10.5 do; MySQL 8 does not (nor TiDB or Vitess). Asked of the
+ * server's `VERSION()`, whose text names MariaDB (TypeORM keeps only its
+ * digits); a MySQL-compatible server of another flavour is taken to lack it.
  */
-export function insertReturnsIds(manager: EntityManager): boolean {
-  const driver = manager.connection.driver as { version?: string };
+export async function insertReturnsIds(manager: EntityManager): Promise<boolean> {
   if (manager.connection.options.type === 'better-sqlite3') return true;
-  const version = /^(\d+)\.(\d+)\..*mariadb/i.exec(driver.version ?? '');
-  return version !== null && Number(version[1]) * 100 + Number(version[2]) >= 1005;
+  const [row] = (await manager.query('SELECT VERSION() AS version')) as Array<{ version: string }>;
+  return mariaDbTakesReturning(String(row?.version ?? ''));
+}
+
+/** Whether a `VERSION()` text names MariaDB 10.5 or later. */
+export function mariaDbTakesReturning(version: string): boolean {
+  const parts = /^(\d+)\.(\d+)\.\d+-[^ ]*mariadb/i.exec(version);
+  return parts !== null && Number(parts[1]) * 100 + Number(parts[2]) >= 1005;
 }
 
 /**

@@ -23,6 +23,7 @@ import {
 import { TermLinksService } from '../terms/term-links.service';
 import { VenuesService } from '../venues/venues.service';
 import type { WriteUnit } from '../writes/write-unit';
+import type { EntityManager } from 'typeorm';
 import type { CreateEventDto } from './dto/create-event.dto';
 import { EventOrganizer } from './entities/event-organizer.entity';
 import { EventTerm } from './entities/event-term.entity';
@@ -227,6 +228,15 @@ export class EventBulkWrites {
     return planned;
   }
 
+  /** Whether this server answers INSERT … RETURNING: asked once (insertReturnsIds). */
+  private insertReturning: boolean | undefined;
+
+  private async insertsReturnIds(manager: EntityManager): Promise<boolean> {
+    if (this.config.portableSql) return false;
+    this.insertReturning ??= await insertReturnsIds(manager);
+    return this.insertReturning;
+  }
+
   /**
    * The event rows in order, one multi-row INSERT per run of rows setting the
    * same columns (those left out take their defaults, as insertRow's do).
@@ -235,7 +245,7 @@ export class EventBulkWrites {
   private async insertEvents(unit: WriteUnit, planned: readonly PlannedEvent[]): Promise<number[]> {
     const { manager } = unit;
     const ids: number[] = [];
-    if (this.config.portableSql || !insertReturnsIds(manager)) {
+    if (!(await this.insertsReturnIds(manager))) {
       for (const { row } of planned) ids.push(await insertRow(manager, Event, row));
       return ids;
     }

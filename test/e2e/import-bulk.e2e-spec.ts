@@ -298,6 +298,30 @@ describe('import bulk create', () => {
 /** MySQL only: SQLite always takes RETURNING. */
 const onMysql = process.env.TEST_ENGINE === 'mysql' ? describe : describe.skip;
 
+onMysql('import bulk create on MariaDB', () => {
+  let t: TestApp;
+  const sent: string[] = [];
+  let spy: jest.SpyInstance;
+  beforeAll(async () => {
+    t = await createTestApp({ SITE_TIMEZONE: AMS });
+    spy = recordMysqlStatements(sent);
+  });
+  afterAll(async () => {
+    spy?.mockRestore();
+    await t?.close();
+  });
+
+  it("inserts a chunk's one-off events with multi-row INSERT … RETURNING (MariaDB ≥ 10.5 takes it)", async () => {
+    const parsed = parseIcalendar(FEED, { defaultZone: AMS });
+    sent.length = 0;
+    expect((await t.app.get(ImportWriter).apply(TARGET, parsed, undefined)).created).toBe(5);
+    const returning = sent.filter((sql) => /^INSERT INTO `events`.*RETURNING/is.test(sql));
+    // One statement per run of rows setting the same columns: the four one-off events in two.
+    const rows = returning.map((sql) => (sql.match(/\),\s*\(/g)?.length ?? 0) + 1);
+    expect(rows).toEqual([2, 2]);
+  });
+});
+
 onMysql('import bulk create with DATABASE_PORTABLE_SQL', () => {
   let t: TestApp;
   const sent: string[] = [];
