@@ -298,23 +298,29 @@ describe('import bulk create', () => {
 /** MySQL only: SQLite always takes RETURNING. */
 const onMysql = process.env.TEST_ENGINE === 'mysql' ? describe : describe.skip;
 
-onMysql('import bulk create on MariaDB', () => {
+/** Per suite: a MySQL test app with `env`, and the statements it sends from then on. */
+function recordingApp(env: Record<string, string>): { app: () => TestApp; sent: string[] } {
   let t: TestApp;
   const sent: string[] = [];
   let spy: jest.SpyInstance;
   beforeAll(async () => {
-    t = await createTestApp({ SITE_TIMEZONE: AMS });
+    t = await createTestApp(env);
     spy = recordMysqlStatements(sent);
   });
   afterAll(async () => {
     spy?.mockRestore();
     await t?.close();
   });
+  return { app: () => t, sent };
+}
+
+onMysql('import bulk create on MariaDB', () => {
+  const { app, sent } = recordingApp({ SITE_TIMEZONE: AMS });
 
   it("inserts a chunk's one-off events with multi-row INSERT … RETURNING (MariaDB ≥ 10.5 takes it)", async () => {
     const parsed = parseIcalendar(FEED, { defaultZone: AMS });
     sent.length = 0;
-    expect((await t.app.get(ImportWriter).apply(TARGET, parsed, undefined)).created).toBe(5);
+    expect((await app().app.get(ImportWriter).apply(TARGET, parsed, undefined)).created).toBe(5);
     const returning = sent.filter((sql) => /^INSERT INTO `events`.*RETURNING/is.test(sql));
     // One statement per run of rows setting the same columns: the four one-off events in two.
     const rows = returning.map((sql) => (sql.match(/\),\s*\(/g)?.length ?? 0) + 1);
@@ -323,27 +329,17 @@ onMysql('import bulk create on MariaDB', () => {
 });
 
 onMysql('import bulk create with DATABASE_PORTABLE_SQL', () => {
-  let t: TestApp;
-  const sent: string[] = [];
-  let spy: jest.SpyInstance;
-  beforeAll(async () => {
-    t = await createTestApp({ DATABASE_PORTABLE_SQL: 'true', SITE_TIMEZONE: AMS });
-    spy = recordMysqlStatements(sent);
-  });
-  afterAll(async () => {
-    spy?.mockRestore();
-    await t?.close();
-  });
+  const { app, sent } = recordingApp({ DATABASE_PORTABLE_SQL: 'true', SITE_TIMEZONE: AMS });
 
   it('inserts the events one by one, without RETURNING, with the same IDs, slugs and links', async () => {
     const parsed = parseIcalendar(FEED, { defaultZone: AMS });
     sent.length = 0;
-    expect((await t.app.get(ImportWriter).apply(TARGET, parsed, undefined)).created).toBe(5);
+    expect((await app().app.get(ImportWriter).apply(TARGET, parsed, undefined)).created).toBe(5);
     expect(sent.filter((sql) => /RETURNING/i.test(sql))).toEqual([]);
-    const { body } = await t
+    const { body } = await app()
       .http()
       .get(`${API}/events?external_source=${SOURCE}&start_date=2027-01-01&end_date=2027-12-31`)
-      .set('Authorization', t.auth.administrator)
+      .set('Authorization', app().auth.administrator)
       .expect(200);
     const events = (body.events as Json[]).sort((a, b) => a.id - b.id);
     expect(events.map((event) => [event.external_id.id, event.slug])).toEqual([
