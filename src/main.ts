@@ -32,7 +32,10 @@ async function bootstrap(): Promise<void> {
   // allocated and ran once is given back before the first request, and requests get the
   // optimizing compilers start-up ran without (src/v8-flags.ts).
   await app.init();
-  await collectStartUpGarbage();
+  // Memory given back, never a reason not to start.
+  await collectStartUpGarbage().catch((error: Error) =>
+    new Logger('Main').warn(`start-up collection skipped: ${error.message}`),
+  );
   releaseOptimizingCompilers();
   await app.listen(config.port);
   logListening(app);

@@ -60,9 +60,9 @@ export class TokenService implements OnModuleInit {
       const id = parseId(typeof payload.sub === 'string' ? payload.sub : undefined);
       const role = (payload as { role?: unknown }).role;
       if (id === undefined || !isRole(role)) return undefined;
-      const user = { id, role };
-      this.verified.set(token, user, epochSeconds(), payload.exp);
-      return user;
+      // The kept caller is its own copy: a request's `req.user` is never the cache's.
+      this.verified.set(token, { id, role }, epochSeconds(), payload.exp);
+      return { id, role };
     } catch {
       return undefined;
     }

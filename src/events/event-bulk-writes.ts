@@ -279,7 +279,11 @@ function definedKeys<E extends object>(row: Partial<E>): Array<keyof E & string>
     .sort();
 }
 
-/** Rows of one table in multi-row INSERTs of ROWS_PER_INSERT, each setting the columns its first row sets. */
+/**
+ * Rows of one table in multi-row INSERTs of ROWS_PER_INSERT, each setting the
+ * columns any of its rows sets (NULL where a row leaves one out): for link and
+ * text rows, whose rows all set the same columns.
+ */
 async function insertInPieces<E extends object>(
   unit: WriteUnit,
   target: new () => E,

@@ -126,14 +126,9 @@ export class EventsService {
     ctx: RequestContext,
   ): Promise<SearchPlan> {
     if (!filters.search || order === 'relevance') return 'matches';
-    const manager = this.dataSource.manager;
     const plain: EventListFilters = { ...filters, search: undefined };
-    return chooseSearchPlan(manager, filters.search.words, () =>
-      this.counts.count(
-        `events:${JSON.stringify(plain)}`,
-        () => eventListQuery(manager, plain).getCount(),
-        ctx,
-      ),
+    return chooseSearchPlan(this.dataSource.manager, filters.search.words, () =>
+      this.matchCount(plain, ctx),
     );
   }
 

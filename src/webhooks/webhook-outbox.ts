@@ -104,22 +104,6 @@ export class WebhookOutbox {
   }
 
   /**
-   * Stores the messages now, as a pending delivery for every endpoint of `to`
-   * that subscribes to its type (all of them when `forced`: a ping). Returns
-   * the messages' `webhook-id`s.
-   */
-  async store(
-    unit: WriteUnit,
-    messages: OutgoingMessage[],
-    to: Subscriber[],
-    forced = false,
-  ): Promise<string[]> {
-    const rows = deliveryRows(messages, to, forced);
-    await this.insert(unit, rows, forced);
-    return [...new Set(rows.map((row) => row.message.webhookId))];
-  }
-
-  /**
    * One INSERT per ROWS_PER_INSERT deliveries, whatever the number of
    * messages and endpoints; the sender takes them (or is woken) at commit.
    */
@@ -174,8 +158,9 @@ export class WebhookOutbox {
     message: OutgoingMessage,
     to: Subscriber,
   ): Promise<WebhookDelivery> {
-    const [webhookId] = await this.store(unit, [message], [to], true);
-    return unit.manager.findOneByOrFail(WebhookDelivery, { webhookId });
+    const rows = deliveryRows([message], [to], true);
+    await this.insert(unit, rows, true);
+    return unit.manager.findOneByOrFail(WebhookDelivery, { webhookId: rows[0].message.webhookId });
   }
 }
 
@@ -184,7 +169,11 @@ export class WebhookOutbox {
  * the message was made), one row per endpoint of `to` that wants it (every
  * one when `forced`).
  */
-function deliveryRows(messages: OutgoingMessage[], to: Subscriber[], forced: boolean): DeliveryRow[] {
+function deliveryRows(
+  messages: OutgoingMessage[],
+  to: Subscriber[],
+  forced: boolean,
+): DeliveryRow[] {
   const timestamp = new Date().toISOString();
   return messages.flatMap(({ type, data }) => {
     const message = {
