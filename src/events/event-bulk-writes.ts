@@ -11,16 +11,13 @@ import {
 import { OrganizersService } from '../organizers/organizers.service';
 import { assertExternalKeysFree } from '../posts/external-keys';
 import { applyPostTexts, slugBaseOf } from '../posts/post-store';
-import { postColumns } from '../posts/post-write';
 import { freeSlugs } from '../posts/slugs';
-import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import {
   adjustTermCounts,
   countedTermsOfNewEvent,
   lockTermsForCount,
   lockTermsReadingTaxonomies,
 } from '../terms/term-counts';
-import { TermLinksService } from '../terms/term-links.service';
 import { VenuesService } from '../venues/venues.service';
 import type { WriteUnit } from '../writes/write-unit';
 import type { EntityManager } from 'typeorm';
@@ -29,10 +26,8 @@ import { EventOrganizer } from './entities/event-organizer.entity';
 import { EventTerm } from './entities/event-term.entity';
 import { EventTranslation } from './entities/event-translation.entity';
 import { Event } from './entities/event.entity';
-import { passwordKey } from './event-password';
 import { EVENTS, type LinkChanges } from './event-store';
 import { namedTermIds, taxonomiesOf, termIdsOf } from './event-term-writes';
-import { eventColumns } from './event-write';
 import { EventWrites } from './event-writes.service';
 
 /** Events per multi-row INSERT: a statement's parameters stay far below every engine's limit. */
@@ -58,20 +53,12 @@ interface PlannedEvent {
  */
 @Injectable()
 export class EventBulkWrites {
-  private readonly writeSettings: { siteZone: string; passwordKey: Buffer };
-
   constructor(
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
     private readonly events: EventWrites,
-    private readonly terms: TermLinksService,
     private readonly venues: VenuesService,
     private readonly organizers: OrganizersService,
-  ) {
-    this.writeSettings = {
-      siteZone: config.siteTimezone,
-      passwordKey: passwordKey(config.auth.jwtSecret),
-    };
-  }
+  ) {}
 
   /**
    * Creates `inputs` in order and returns their IDs in order; `extras[i]`:
@@ -183,31 +170,11 @@ export class EventBulkWrites {
   ): Promise<PlannedEvent[]> {
     const { manager } = unit;
     const checked = await lockTermsReadingTaxonomies(manager, inputs.flatMap(namedTermIds));
-    const venueIds: number[] = [];
-    const organizerIds: number[] = [];
+    const deferred = { venueIds: [] as number[], organizerIds: [] as number[] };
     const planned: PlannedEvent[] = [];
     for (const [i, input] of inputs.entries()) {
-      const columns = {
-        ...eventColumns(input, undefined, this.writeSettings),
-        ...postColumns(input, ctx, this.config.siteTimezone, true),
-      };
-      const links: LinkChanges = {
-        venueId: await this.venues.resolveForEvent(unit, input.venue, ctx, venueIds),
-        organizerIds: await this.organizers.resolveForEvent(
-          unit,
-          input.organizer,
-          ctx,
-          organizerIds,
-        ),
-        categoryIds: await this.terms.resolveForEvent(
-          unit,
-          CATEGORIES,
-          input.categories,
-          ctx,
-          checked,
-        ),
-        tagIds: await this.terms.resolveForEvent(unit, TAGS, input.tags, ctx, checked),
-      };
+      const columns = this.events.newColumns(input, ctx);
+      const links = await this.events.resolveLinks(unit, input, ctx, checked, deferred);
       const owner = { id: 0, translations: [] as EventTranslation[] };
       const translation = applyPostTexts(manager, EVENTS, owner, input, ctx.language);
       // A create always sends its title (400 otherwise), so a translation is always made.
@@ -219,8 +186,8 @@ export class EventBulkWrites {
         links,
       });
     }
-    await this.venues.assertUsable(manager, [...new Set(venueIds)]);
-    await this.organizers.assertUsable(manager, [...new Set(organizerIds)]);
+    await this.venues.assertUsable(manager, [...new Set(deferred.venueIds)]);
+    await this.organizers.assertUsable(manager, [...new Set(deferred.organizerIds)]);
     await lockTermsForCount(
       manager,
       planned.flatMap((event) => termIdsOf(event.links)).filter((id) => !checked.has(id)),

@@ -86,10 +86,7 @@ export class EventWrites {
     ctx: RequestContext,
     extra: Partial<Event> = {},
   ): Promise<{ id: number; links: LinkChanges }> {
-    const columns = {
-      ...eventColumns(input, undefined, this.writeSettings),
-      ...postColumns(input, ctx, this.config.siteTimezone, true),
-    };
+    const columns = this.newColumns(input, ctx);
     const recurrence = this.recurrence.columnOf(input.recurrence, columns.timezone as string);
     const { manager } = unit;
     // The terms it names, write-locked in ID order (lockTermsForCount) and checked in one read.
@@ -307,14 +304,33 @@ export class EventWrites {
    * Venue, organizers, categories and tags, in the body's order, inside the
    * write's transaction; `checked`: the named terms' taxonomies, read already.
    */
-  private async resolveLinks(
+  /** The columns of a new event's row, from its body. */
+  newColumns(input: CreateEventDto, ctx: RequestContext): Partial<Event> {
+    return {
+      ...eventColumns(input, undefined, this.writeSettings),
+      ...postColumns(input, ctx, this.config.siteTimezone, true),
+    };
+  }
+
+  /**
+   * The venue, organizers and terms a body names, resolved (new ones made).
+   * `deferred`: where the IDs of existing venues and organizers go to be
+   * checked later in one read (many creates at once); checked here without it.
+   */
+  async resolveLinks(
     unit: WriteUnit,
     input: UpdateEventDto,
     ctx: RequestContext,
     checked: ReadonlyMap<number, string>,
+    deferred?: { venueIds: number[]; organizerIds: number[] },
   ): Promise<LinkChanges> {
-    const venueId = await this.venues.resolveForEvent(unit, input.venue, ctx);
-    const organizerIds = await this.organizers.resolveForEvent(unit, input.organizer, ctx);
+    const venueId = await this.venues.resolveForEvent(unit, input.venue, ctx, deferred?.venueIds);
+    const organizerIds = await this.organizers.resolveForEvent(
+      unit,
+      input.organizer,
+      ctx,
+      deferred?.organizerIds,
+    );
     const categoryIds = await this.terms.resolveForEvent(
       unit,
       CATEGORIES,
