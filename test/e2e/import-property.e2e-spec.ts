@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import { RecurrenceService } from '../../src/events/recurrence/recurrence.service';
 import { FeedClient } from './helpers/changes';
 import { API } from './helpers/test-app';
-import { eventually, sleep, useWebhookApp } from './helpers/webhook-receiver';
+import { sleep, useWebhookApp } from './helpers/webhook-receiver';
 
 /*
  * Imports of one source, property-based (docs/api.md §19): random sequences
@@ -166,16 +166,17 @@ class Model {
   /** Applies a feed as the writer does; its counts. */
   apply(feed: FeedVersion): Json {
     const counts = { created: 0, updated: 0, unchanged: 0, trashed: 0 };
+    /** One keyed item as settledOutcome and writeItem take it; whether it was written. */
     const write = (uid: string, version: string, cancelled: boolean): boolean => {
       const event = this.events.get(uid);
-      if (event && event.hash === version) return (void counts.unchanged++, false);
-      if (cancelled) {
-        if (!event || event.trashed) return (void counts.unchanged++, false);
-        this.events.set(uid, { trashed: true, hash: version });
-        return (void counts.trashed++, true);
+      const settled = event?.hash === version || (cancelled && (!event || event.trashed));
+      if (settled) {
+        counts.unchanged++;
+        return false;
       }
-      this.events.set(uid, { trashed: false, hash: version });
-      counts[event ? 'updated' : 'created']++;
+      if (cancelled) counts.trashed++;
+      else counts[event ? 'updated' : 'created']++;
+      this.events.set(uid, { trashed: cancelled, hash: version });
       return true;
     };
     for (const item of feed.oneOffs) write(item.uid, JSON.stringify(item), item.cancelled);
