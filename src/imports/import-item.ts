@@ -50,7 +50,7 @@ export interface ImportItem {
   recurrence: string[];
   venue: ImportVenue | null;
   organizer: ImportOrganizer | null;
-  /** CATEGORIES, each at most 200 characters, at most 100, duplicates removed. */
+  /** CATEGORIES, each at most 200 characters, duplicates removed; at most 101 (more than an event takes). */
   categories: string[];
   /** URL when it is http(s), else null. */
   url: string | null;

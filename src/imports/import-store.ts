@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import type { PageWindow } from '../common/pagination/list-page';
 import { committedRead, writeTransaction } from '../database/write-transaction';
+import { CATEGORIES } from '../terms/taxonomies';
 import { ImportRun } from './entities/import-run.entity';
 import { ImportSource, type RunOutcome } from './entities/import-source.entity';
 
@@ -46,7 +47,7 @@ export class ImportStore {
       .createQueryBuilder()
       .select('t.id', 'id')
       .from('terms', 't')
-      .where("t.taxonomy = 'category'")
+      .where('t.taxonomy = :taxonomy', { taxonomy: CATEGORIES.taxonomy })
       .andWhere('t.id IN (:...ids)', { ids })
       .getRawMany();
     return new Set(rows.map((row) => Number(row.id)));

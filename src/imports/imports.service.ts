@@ -57,6 +57,8 @@ export class ImportsService {
 
   /** An upload: read, parsed and written now (201); a URL: stored and run soon (202). */
   async create(input: ImportInput, ctx: RequestContext): Promise<ImportWithRunsDto> {
+    // An unchanged feed bumps no data version (docs/api.md §19): imports and runs are not cached.
+    ctx.write?.bumps?.untrackedWritesUncached();
     await this.checkCategories(input.settings.categories ?? []);
     if (input.kind === 'url') return this.createFeed(input.settings, ctx);
     const startedMs = Date.now();
@@ -83,6 +85,7 @@ export class ImportsService {
     events: 'keep' | 'trash',
     ctx: RequestContext,
   ): Promise<ImportRecordDto> {
+    ctx.write?.bumps?.untrackedWritesUncached();
     const source = await this.findOrFail(id);
     if (events === 'trash') await this.eventsTrash.trashSource(source.source, ctx);
     await this.writes.run(ctx.write, ({ manager }) => this.store.remove(manager, id));

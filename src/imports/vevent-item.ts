@@ -23,7 +23,11 @@ const MAX_UID = 255;
 const MAX_TITLE = 200;
 const MAX_DESCRIPTION = 100_000;
 const MAX_NAME = 200;
-const MAX_CATEGORIES = 100;
+/**
+ * Category names kept: one more than an event takes (§6, 100), so the
+ * writer skips an item naming more (`rejected`) instead of cutting its list.
+ */
+const MAX_CATEGORIES = 101;
 const MAX_URL = 2000;
 const MAX_SEQUENCE = 2 ** 31 - 1;
 

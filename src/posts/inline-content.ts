@@ -1,3 +1,4 @@
+import { nameKeyOf } from '../common/text/name-key';
 import { plainToInstance } from 'class-transformer';
 import { validate, ValidationError } from 'class-validator';
 import type { EntityManager, FindOptionsWhere } from 'typeorm';
@@ -53,7 +54,7 @@ export async function findReusable<E extends ContentEntity<T>, T extends Content
     .createQueryBuilder(kind.entity, 'p')
     .innerJoin(kind.translation, 't', `t.${kind.ownerKey} = p.id`)
     .select('p.id', 'id')
-    .where('t.nameKey = :nameKey', { nameKey: (write.texts.title ?? '').toLowerCase() })
+    .where('t.nameKey = :nameKey', { nameKey: nameKeyOf(write.texts.title ?? '') })
     .andWhere('p.status != :trash', { trash: 'trash' });
   kind.inline.matchOn.forEach((column, i) => {
     const value = write.columns[column];

@@ -1,3 +1,4 @@
+import { nameKeyOf } from '../common/text/name-key';
 import { DeepPartial, EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { ErrorKey } from '../common/errors/error-codes';
@@ -216,7 +217,8 @@ export function applyPostTexts<E extends PostEntity<T>, T extends PostTranslatio
     excerpt: texts.excerpt,
     slug: texts.slug,
   };
-  if (table.titleKeyField) fields[table.titleKeyField] = texts.title?.toLowerCase();
+  if (table.titleKeyField)
+    fields[table.titleKeyField] = texts.title === undefined ? undefined : nameKeyOf(texts.title);
   return applyTranslatedFields(
     item.translations,
     language,

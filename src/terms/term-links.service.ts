@@ -1,3 +1,4 @@
+import { nameKeyOf } from '../common/text/name-key';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -182,7 +183,7 @@ export class TermLinksService {
             .join(' UNION ALL ') + ' ORDER BY i, parentId',
           part.flatMap((text, i) => {
             const name = text.trim();
-            return [i, info.taxonomy, name.toLowerCase(), toSlug(name, '-')];
+            return [i, info.taxonomy, nameKeyOf(name), toSlug(name, '-')];
           }),
         );
       part.forEach((text, i) => {
@@ -211,7 +212,7 @@ export class TermLinksService {
       .select(['s.termId', 's.language'])
       .where('s.taxonomy = :taxonomy', { taxonomy: info.taxonomy })
       .andWhere('(s.nameKey = :nameKey OR s.slug = :slug)', {
-        nameKey: name.toLowerCase(),
+        nameKey: nameKeyOf(name),
         slug: toSlug(name, '-'),
       })
       .orderBy('s.parentId', 'ASC')
@@ -242,7 +243,7 @@ export class TermLinksService {
             taxonomy: info.taxonomy,
             language: ctx.language,
             parentId: 0,
-            nameKey: name.toLowerCase(),
+            nameKey: nameKeyOf(name),
           },
           select: { termId: true },
         });

@@ -1,3 +1,4 @@
+import { nameKeyOf } from '../common/text/name-key';
 import type { EntityManager } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user';
 import { AccessPolicy } from '../auth/policy';
@@ -69,7 +70,7 @@ export async function insertTerm(
     parentId: input.parentId,
     language: input.language,
     name: input.name,
-    nameKey: input.name.toLowerCase(),
+    nameKey: nameKeyOf(input.name),
     slug,
     description: input.description ?? null,
   });
@@ -86,7 +87,7 @@ export async function assertNameFree(
   selfId: number | undefined,
 ): Promise<void> {
   const clash = await manager.findOne(TermTranslation, {
-    where: { taxonomy: info.taxonomy, language, parentId, nameKey: name.toLowerCase() },
+    where: { taxonomy: info.taxonomy, language, parentId, nameKey: nameKeyOf(name) },
     select: { id: true, termId: true },
   });
   if (clash && clash.termId !== selfId)

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
+import { nameKeyOf } from '../common/text/name-key';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import type { Tagged } from '../common/http/tagged-record';
@@ -147,7 +148,7 @@ export class TermsService {
           }),
       );
       if (translation && name !== undefined) {
-        translation.nameKey = name.toLowerCase();
+        translation.nameKey = nameKeyOf(name);
         await assertNameFree(manager, info, ctx.language, parentId, name, id);
       }
       if (translation && (input.slug || !translation.slug)) {

@@ -35,4 +35,12 @@ describe('VersionBumps', () => {
       false,
     ]);
   });
+
+  it("owes nothing when the request's untracked writes are read by no cache (an import), whatever it reported", () => {
+    const bumps = after((b) => {
+      b.untrackedWritesUncached();
+      b.committingWithoutBump();
+    });
+    expect([bumps.owed(200), bumps.owed(201), bumps.owed(500)]).toEqual([false, false, false]);
+  });
 });

@@ -11,6 +11,8 @@ export class VersionBumps {
   private bumpCommitted = false;
   /** A transaction that bumped nothing went to COMMIT (it may have committed, even if its reply was lost). */
   private unbumpedWrite = false;
+  /** What the request writes beside its tracked changes is read by no cache. */
+  private untrackedUncached = false;
 
   committedWithBump(): void {
     this.bumpCommitted = true;
@@ -21,12 +23,22 @@ export class VersionBumps {
   }
 
   /**
+   * The request's writes without tracked changes touch nothing a cache
+   * reads (an import's own records and runs, the hashes it keeps on events):
+   * only its tracked transactions bump the version, each with its data.
+   */
+  untrackedWritesUncached(): void {
+    this.untrackedUncached = true;
+  }
+
+  /**
    * Whether the request still owes a bump, having ended with `status`. A 4xx
    * is decided before its write commits; a success or a 5xx owes one unless a
    * transaction bumped with its data (a request that seems to have written
    * nothing is bumped for safety, as every write was before).
    */
   owed(status: number): boolean {
+    if (this.untrackedUncached) return false;
     if (this.unbumpedWrite) return true;
     if (status >= 400 && status < 500) return false;
     return !this.bumpCommitted;

@@ -189,7 +189,7 @@ describe('iCalendar import bounds', () => {
     );
     const [entry] = result.items;
     expect([entry.title.length, entry.categories.length, entry.venue?.name.length]).toEqual([
-      200, 100, 200,
+      200, 101, 200,
     ]);
     expect([entry.url, entry.venue?.geo]).toEqual([null, null]);
   });
