@@ -55,8 +55,10 @@ function isPlainCreate(operation: OperationRequest): boolean {
   if (Object.keys(operation.headers).length > 0 || body === undefined) return false;
   const { recurrence } = body;
   const noRule = recurrence === undefined || recurrence === null;
-  return (noRule || (Array.isArray(recurrence) && recurrence.length === 0)) &&
-    body.post_parent === undefined;
+  return (
+    (noRule || (Array.isArray(recurrence) && recurrence.length === 0)) &&
+    body.post_parent === undefined
+  );
 }
 
 /**
