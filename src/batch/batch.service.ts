@@ -33,7 +33,8 @@ class AtomicBatchFailed extends Error {
  * validated, rate limited, conditional and idempotent as alone. By default
  * each commits on its own; an atomic batch runs them all in one write
  * transaction (Writes.run), which their writes join (WriteRequest.batch),
- * and rolls it back at the first failure.
+ * and rolls it back at the first failure; there a run of plain event creates
+ * is written as one set (BulkCreates), answered as through its routes.
  */
 @Injectable()
 export class BatchService {
