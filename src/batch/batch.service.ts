@@ -7,6 +7,7 @@ import type { RequestContext } from '../common/http/request-context';
 import { BatchTransaction } from '../writes/batch-transaction';
 import { Writes } from '../writes/writes.service';
 import { isBatchPath } from './batch-paths';
+import { BulkCreates, bulkRunLength } from './bulk-creates';
 import type { BatchAnswerDto } from './dto/batch-answer.dto';
 import {
   type BatchOperationDto,
@@ -32,13 +33,15 @@ class AtomicBatchFailed extends Error {
  * validated, rate limited, conditional and idempotent as alone. By default
  * each commits on its own; an atomic batch runs them all in one write
  * transaction (Writes.run), which their writes join (WriteRequest.batch),
- * and rolls it back at the first failure.
+ * and rolls it back at the first failure; there a run of plain event creates
+ * is written as one set (BulkCreates), answered as through its routes.
  */
 @Injectable()
 export class BatchService {
   constructor(
     private readonly dispatcher: OperationDispatcher,
     private readonly writes: Writes,
+    private readonly bulkCreates: BulkCreates,
   ) {}
 
   async run(body: BatchRequestDto, ctx: RequestContext, req: Request): Promise<BatchAnswerDto> {
@@ -54,6 +57,39 @@ export class BatchService {
     return { atomic: false, failed_operation: null, results };
   }
 
+  /**
+   * The answers of the operations from `start` on in an atomic batch: a run
+   * of creates the bulk path takes (BulkCreates), or else one operation, or
+   * the run operation by operation up to its first failure.
+   */
+  private async runFrom(
+    operations: OperationRequest[],
+    start: number,
+    batch: BatchTransaction,
+    ctx: RequestContext,
+    caller: AuthUser,
+    req: Request,
+  ): Promise<OperationAnswer[]> {
+    const length = bulkRunLength(operations, start);
+    const run = operations.slice(start, start + Math.max(length, 1));
+    let counted = 0;
+    if (length > 0) {
+      const bulk = await this.bulkCreates.run(run, batch, ctx, caller, req);
+      if ('answers' in bulk) return bulk.answers;
+      counted = bulk.counted;
+    }
+    const answers: OperationAnswer[] = [];
+    for (const [index, operation] of run.entries()) {
+      const dispatched = index < counted ? { ...operation, counted: true } : operation;
+      const answer = await this.dispatcher.dispatch(dispatched, req, caller, { batch });
+      // Its writes are over (also after a time-out); a conflict retries the whole transaction.
+      await batch.settle();
+      answers.push(answer);
+      if (answer.status >= 400) break;
+    }
+    return answers;
+  }
+
   private async runAtomic(
     operations: OperationRequest[],
     ctx: RequestContext,
@@ -65,12 +101,13 @@ export class BatchService {
       return await this.writes.run(ctx.write, async (unit) => {
         const batch = new BatchTransaction(unit);
         const results: OperationAnswer[] = [];
-        for (const [index, operation] of operations.entries()) {
-          const answer = await this.dispatcher.dispatch(operation, req, caller, { batch });
-          // Its writes are over (also after a time-out); a conflict retries the whole transaction.
-          await batch.settle();
-          if (answer.status >= 400) throw new AtomicBatchFailed(index, answer);
-          results.push(answer);
+        for (let index = 0; index < operations.length;) {
+          const answers = await this.runFrom(operations, index, batch, ctx, caller, req);
+          for (const answer of answers) {
+            if (answer.status >= 400) throw new AtomicBatchFailed(index, answer);
+            results.push(answer);
+            index++;
+          }
         }
         return { atomic: true, failed_operation: null, results };
       });

@@ -7,6 +7,7 @@ import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import type { AuthUser } from '../auth/auth-user';
 import type { VerifiedCallerRequest } from '../auth/auth.guard';
 import type { WriteRequest, WriteRequestHolder } from '../common/http/write-request';
+import type { CountedRequest } from '../common/limits/operation-rate-limit';
 import { appConfig } from '../config/app.config';
 import type { BatchMethod, OperationHeader } from './dto/batch-request.dto';
 
@@ -18,6 +19,8 @@ export interface OperationRequest {
   body?: Record<string, unknown>;
   /** Its own request headers, by lower-case name. */
   headers: Partial<Record<OperationHeader, string>>;
+  /** Its rate-limit hit was counted already (a bulk run that fell back, BulkCreates). */
+  counted?: boolean;
 }
 
 /** What an operation answered. */
@@ -83,8 +86,10 @@ export class OperationDispatcher {
   ): Promise<OperationAnswer> {
     const req = this.requestFor(operation, from) as IncomingMessage &
       WriteRequestHolder &
-      VerifiedCallerRequest;
+      VerifiedCallerRequest &
+      CountedRequest;
     req.writeRequest = write;
+    if (operation.counted) req.rateCounted = true;
     const authorization = from.headers.authorization;
     if (authorization !== undefined) req.verifiedCaller = { authorization, user: caller };
     const handle =

@@ -203,8 +203,8 @@ export class EventsService {
    * who may edit them (JSON-LD and `translations`), trashed ones included,
    * read through `manager` (a write's transaction: its uncommitted state).
    * `rows`: the write's own rows of its events, read since its last change
-   * (WRITTEN_EVENT_ROWS); when they are the rows of exactly these events,
-   * nothing is read again.
+   * (WRITTEN_EVENT_ROWS); when they hold these events (a bulk run's hold
+   * every event of its operations), nothing is read again.
    */
   async editRecords(
     manager: EntityManager,
@@ -212,10 +212,9 @@ export class EventsService {
     ctx: RequestContext,
     rows?: EventRows,
   ): Promise<Map<number, EventRecord>> {
-    const wanted = new Set(ids);
-    const kept = rows?.events.size === wanted.size && ids.every((id) => rows.events.has(id));
+    const kept = rows && ids.every((id) => rows.events.has(id));
     const records = this.records.mapRows(
-      kept ? rows : await this.records.loadRows(manager, ids),
+      kept ? rowsOf(rows, ids) : await this.records.loadRows(manager, ids),
       ctx,
       () => ({ withJsonLd: true, withTranslations: true }),
     );
@@ -304,4 +303,10 @@ function listOrder(query: ListEventsQueryDto, filters: EventListFilters): EventO
 /** The key of a list total in the count cache: lists and feeds of the same filters share it. */
 function countKey(filters: EventListFilters): string {
   return `events:${JSON.stringify(filters)}`;
+}
+
+/** The rows of `ids` among loaded rows that hold them all: their links and linked rows may hold more. */
+function rowsOf(rows: EventRows, ids: number[]): EventRows {
+  if (rows.events.size === ids.length) return rows;
+  return { ...rows, events: new Map(ids.map((id) => [id, rows.events.get(id)!])) };
 }

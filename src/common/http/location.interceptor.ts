@@ -8,11 +8,18 @@ export class LocationInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const res = context.switchToHttp().getResponse<Response>();
     return next.handle().pipe(
-      map((record: { rest_url?: string; urls?: { self?: string } }) => {
-        const location = record?.rest_url ?? record?.urls?.self;
+      map((record: LocatedRecord) => {
+        const location = locationOf(record);
         if (location) res.setHeader('Location', location);
         return record;
       }),
     );
   }
+}
+
+type LocatedRecord = { rest_url?: string; urls?: { self?: string } } | undefined;
+
+/** The REST URL a create's Location names: the record's own. */
+export function locationOf(record: LocatedRecord): string | undefined {
+  return record?.rest_url ?? record?.urls?.self;
 }

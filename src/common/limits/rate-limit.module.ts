@@ -4,6 +4,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { appConfig } from '../../config/app.config';
 import { FailOpenThrottlerStorage } from './fail-open-throttler.storage';
 import { isFeedRoute } from './feed-rate-limit';
+import { countedAlready, RATE_WINDOW_MS, rateLimitKey } from './operation-rate-limit';
 
 /**
  * Requests per client (IP) per minute, RATE_LIMIT_PER_MINUTE (0 = off), and
@@ -17,12 +18,12 @@ import { isFeedRoute } from './feed-rate-limit';
       inject: [appConfig.KEY],
       useFactory: async (config: ConfigType<typeof appConfig>) => ({
         throttlers: [
-          { name: 'default', ttl: 60_000, limit: Math.max(config.rateLimitPerMinute, 1) },
+          { name: 'default', ttl: RATE_WINDOW_MS, limit: Math.max(config.rateLimitPerMinute, 1) },
           // Feeds (@FeedRateLimit) also count against a smaller budget of their own. A named
           // throttler's skipIf replaces the common one, so it repeats the global switch.
           {
             name: 'feeds',
-            ttl: 60_000,
+            ttl: RATE_WINDOW_MS,
             limit: Math.max(config.icalRateLimitPerMinute, 1),
             skipIf: (context) =>
               config.rateLimitPerMinute === 0 ||
@@ -32,10 +33,11 @@ import { isFeedRoute } from './feed-rate-limit';
             setHeaders: false,
           },
         ],
-        skipIf: () => config.rateLimitPerMinute === 0,
+        // A batch operation counted already by a bulk run (OperationRateLimit) counts once.
+        skipIf: (context) => config.rateLimitPerMinute === 0 || countedAlready(context),
         // One budget per client for the whole API (the library's default key
         // adds the route, which would give a client the limit on every route).
-        generateKey: (_context, tracker, name) => `calendar-rate:${name}:${tracker}`,
+        generateKey: (_context, tracker, name) => rateLimitKey(name, tracker),
         storage: config.redisUrl ? await redisStorage(config.redisUrl) : undefined,
       }),
     }),
