@@ -11,6 +11,16 @@ export class VersionBumps {
   private bumpCommitted = false;
   /** A transaction that bumped nothing went to COMMIT (it may have committed, even if its reply was lost). */
   private unbumpedWrite = false;
+  /** The request writes nothing itself: every write it makes reports here or bumps on its own. */
+  private reportedOnly = false;
+
+  /**
+   * For a request that only runs other writes (a batch, docs/api.md §18):
+   * it owes a bump only for a transaction that reported one without a bump.
+   */
+  writesNothingItself(): void {
+    this.reportedOnly = true;
+  }
 
   committedWithBump(): void {
     this.bumpCommitted = true;
@@ -28,6 +38,7 @@ export class VersionBumps {
    */
   owed(status: number): boolean {
     if (this.unbumpedWrite) return true;
+    if (this.reportedOnly) return false;
     if (status >= 400 && status < 500) return false;
     return !this.bumpCommitted;
   }
