@@ -147,9 +147,9 @@ export class WebhookOutcomes {
     const attempts = row.attempts + 1;
     // A refusal by policy (a private address) fails at once: the schedule could not change it.
     const delay = result.refused ? undefined : retrySchedule[attempts - 1];
-    const status = delay !== undefined ? 'pending' : 'failed';
     const next =
-      status === 'pending' ? endedAt + Math.round(delay * (1 + Math.random() * JITTER)) : null;
+      delay !== undefined ? endedAt + Math.round(delay * (1 + Math.random() * JITTER)) : null;
+    const status = next !== null ? 'pending' : 'failed';
     const update = await manager
       .createQueryBuilder()
       .update(WebhookDelivery)
