@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import type { AfterQueryEvent } from 'typeorm';
 import { RecurrenceService } from '../../src/events/recurrence/recurrence.service';
 import { parseIcalendar } from '../../src/imports/ical-import-parser';
 import type { ImportItem, ImportParseResult } from '../../src/imports/import-item';
@@ -260,6 +261,38 @@ describe('import writer', () => {
 
       const back = await get(`/events/${kingsDay.id}`);
       expect([back.status, back.title]).toEqual(['publish', 'Koningsdag']);
+    });
+
+    it("walks the source's events for those that left the feed along its key index, without sorting them", async () => {
+      await run(GOOGLE);
+      const walks: Array<{ query: string; parameters: AfterQueryEvent['parameters'] }> = [];
+      const subscriber = {
+        afterQuery: (event: AfterQueryEvent) => {
+          if (/external_source/.test(event.query) && /ORDER BY/i.test(event.query))
+            walks.push({ query: event.query, parameters: event.parameters });
+        },
+      };
+      ctx.t.dataSource.subscribers.push(subscriber);
+      try {
+        const without = withoutVevents(GOOGLE, '7f2c9a1be04d@google.com');
+        expect(await run(without)).toEqual(report({ unchanged: 4, trashed: 1 }));
+      } finally {
+        ctx.t.dataSource.subscribers.splice(ctx.t.dataSource.subscribers.indexOf(subscriber), 1);
+      }
+      expect(walks.length).toBeGreaterThan(0);
+      const mysql = ctx.t.engine === 'mysql';
+      for (const { query, parameters } of walks) {
+        const plan = (await ctx.t.dataSource.query(
+          `${mysql ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${query}`,
+          parameters,
+        )) as Array<Record<string, unknown>>;
+        const steps = mysql
+          ? plan.map((row) => `${String(row.key)} ${String(row.Extra)}`)
+          : plan.map((row) => String(row.detail));
+        const indexed = steps.some((step) => step.includes('uq_events_external_key'));
+        const sorted = steps.some((step) => /filesort|TEMP B-TREE/i.test(step));
+        expect({ steps, indexed, sorted }).toEqual({ steps, indexed: true, sorted: false });
+      }
     });
 
     it('trashes an event the source cancelled and never creates a cancelled one', async () => {
