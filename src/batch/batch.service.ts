@@ -50,6 +50,8 @@ export class BatchService {
     if (!caller) throw ApiError.unauthorized();
     const atomic = body.atomic === true;
     const operations = operationRequests(body.operations, atomic);
+    // Its operations' writes bump the data version, as alone or at the atomic batch's COMMIT.
+    ctx.write?.bumps?.writesNothingItself();
     if (atomic) return this.runAtomic(operations, ctx, caller, req);
     const results: OperationAnswer[] = [];
     for (const operation of operations)

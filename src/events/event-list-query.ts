@@ -40,7 +40,7 @@ export interface EventListFilters {
   /** true: the venue has coordinates; false: it has none (or there is no venue). */
   geoloc?: boolean;
   near?: GeoArea;
-  /** Only events whose external key comes from this source. */
+  /** Only events this source owns: its keys, and the events of a series holding one. */
   externalSource?: string;
 }
 
@@ -91,9 +91,7 @@ export function eventListQuery(
     qb.andWhere(filters.geoloc ? located : `(e.venueId IS NULL OR NOT (${located}))`);
   }
   if (filters.near) applyNear(qb, filters.near);
-  if (filters.externalSource !== undefined) {
-    qb.andWhere('e.externalSource = :externalSource', { externalSource: filters.externalSource });
-  }
+  if (filters.externalSource !== undefined) applySource(qb, filters.externalSource);
   return qb;
 }
 
@@ -195,6 +193,25 @@ function applyTerms(qb: SelectQueryBuilder<Event>, name: string, termIds: number
     .andWhere(`et_${name}.termId IN (:...${name}TermIds)`);
   qb.andWhere(`EXISTS ${linked.getQuery()}`, { [`${name}TermIds`]: termIds });
 }
+
+/**
+ * The events one source owns (docs/api.md §17): those holding one of its
+ * keys, and every event of a series that holds one (its occurrences, also
+ * detached ones, carry no key of their own). One row per event, joined on
+ * the primary key like a search: the keys come from the unique key index
+ * (its first column is the source), a series' events from the (series,
+ * date) index.
+ */
+function applySource(qb: SelectQueryBuilder<Event>, source: string): void {
+  const owned =
+    'SELECT k.id AS id FROM events k WHERE k.external_source = :externalSource ' +
+    'UNION SELECT o.id AS id FROM events ks INNER JOIN events o ON o.series_id = ks.id ' +
+    'WHERE ks.external_source = :externalSource';
+  qb.innerJoin(`(${owned})`, OWNED, `${OWNED}.id = e.id`, { externalSource: source });
+}
+
+/** The alias of the events a source owns, joined to a list filtered by `external_source`. */
+const OWNED = 'src_owned';
 
 /** Venues within the radius: a box the optimiser can range over, then the exact distance. */
 function applyNear(qb: SelectQueryBuilder<Event>, area: GeoArea): void {

@@ -26,11 +26,11 @@ export class ImportEventsTrash {
   /** How many events it trashed. */
   async trashSource(source: string, ctx: RequestContext): Promise<number> {
     let trashed = 0;
-    // Pages in ID order, each after the last: the walk ends with the source's events.
-    for (let afterId = 0; ;) {
-      const page = await liveEventsOfSource(this.dataSource.manager, source, afterId, PAGE);
+    // Pages in key order, each after the last: the walk ends with the source's events.
+    for (let afterKey: string | undefined; ;) {
+      const page = await liveEventsOfSource(this.dataSource.manager, source, afterKey, PAGE);
       if (page.length === 0) return trashed;
-      afterId = page[page.length - 1].id;
+      afterKey = page[page.length - 1].externalId as string;
       trashed += await this.writer.trashEvents(page, ctx.write);
     }
   }

@@ -99,17 +99,25 @@ export async function linkedByKey(
   );
 }
 
-/** One page of the source's events not in the trash, in ID order after `afterId`. */
+/**
+ * One page of the source's events not in the trash, in key order after
+ * `afterKey` (undefined: from the first): a range of the unique key index
+ * (source, key), read in its order, so no page sorts the source's events.
+ */
 export function liveEventsOfSource(
   manager: EntityManager,
   source: string,
-  afterId: number,
+  afterKey: string | undefined,
   limit: number,
 ): Promise<ImportedEvent[]> {
   return manager.find(Event, {
-    where: { externalSource: source, status: Not('trash'), id: MoreThan(afterId) },
+    where: {
+      externalSource: source,
+      status: Not('trash'),
+      ...(afterKey === undefined ? {} : { externalId: MoreThan(afterKey) }),
+    },
     select: IMPORTED_COLUMNS,
-    order: { id: 'ASC' },
+    order: { externalId: 'ASC' },
     take: limit,
   });
 }

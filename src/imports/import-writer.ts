@@ -142,16 +142,16 @@ export class ImportWriter {
       ...parsed.skipped.flatMap((skip) => skip.uid ?? []),
     ]);
     const gone: ImportedEvent[] = [];
-    // Pages in ID order: each starts after the last, so the walk ends with the source's events.
-    for (let afterId = 0; ;) {
+    // Pages in key order: each starts after the last, so the walk ends with the source's events.
+    for (let afterKey: string | undefined; ;) {
       const page = await liveEventsOfSource(
         this.dataSource.manager,
         target.source,
-        afterId,
+        afterKey,
         REMOVED_PAGE,
       );
       if (page.length === 0) break;
-      afterId = page[page.length - 1].id;
+      afterKey = page[page.length - 1].externalId as string;
       gone.push(...page.filter((event) => !inFeed.has(event.externalId as string)));
     }
     return this.trashEvents(gone, request);

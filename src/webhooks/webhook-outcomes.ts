@@ -22,7 +22,8 @@ export interface Outcome {
 
 /**
  * Records the sender's attempts (docs/api.md §15): the answer, the next
- * attempt on the retry schedule or failed, and endpoints disabled after too
+ * attempt on the retry schedule or failed (at once when refused by policy,
+ * AttemptResult.refused), and endpoints disabled after too
  * many failed messages in a row. Outcomes that arrive while a batch is being
  * written go into the next one. One per sender: it holds that sender's
  * batch, and tells it (`wakeAt`) when each retry it scheduled falls due.
@@ -144,10 +145,11 @@ export class WebhookOutcomes {
   ): Promise<{ disabled: boolean; retryAt: number | null }> {
     const { retrySchedule, disableAfter } = this.config.webhooks;
     const attempts = row.attempts + 1;
-    const delay = retrySchedule[attempts - 1];
-    const status = delay !== undefined ? 'pending' : 'failed';
+    // A refusal by policy (a private address) fails at once: the schedule could not change it.
+    const delay = result.refused ? undefined : retrySchedule[attempts - 1];
     const next =
-      status === 'pending' ? endedAt + Math.round(delay * (1 + Math.random() * JITTER)) : null;
+      delay !== undefined ? endedAt + Math.round(delay * (1 + Math.random() * JITTER)) : null;
+    const status = next !== null ? 'pending' : 'failed';
     const update = await manager
       .createQueryBuilder()
       .update(WebhookDelivery)

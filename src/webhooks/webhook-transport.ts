@@ -19,6 +19,11 @@ export interface AttemptResult {
   response: string | null;
   /** Why no answer came (time-out, refused target, connection error). */
   error: string | null;
+  /**
+   * Not sent by policy (a private address, plain http:// while not allowed,
+   * not an http(s) URL): retrying soon cannot change it, so the delivery fails at once.
+   */
+  refused?: true;
 }
 
 export interface PostOptions {
@@ -115,19 +120,20 @@ function postOnce(
   fresh = false,
 ): Promise<{ result: AttemptResult; staleSocket: boolean }> {
   const failure = (error: string): AttemptResult => ({ statusCode: null, response: null, error });
+  const refusal = (error: string): AttemptResult => ({ ...failure(error), refused: true });
   const done = (result: AttemptResult) => ({ result, staleSocket: false });
   let url: URL;
   try {
     url = new URL(target);
   } catch {
-    return Promise.resolve(done(failure('invalid URL')));
+    return Promise.resolve(done(refusal('invalid URL')));
   }
   // Checked at every attempt, like the address: the setting may have been turned off since registration.
   const problem = requestProblem(url, options);
-  if (problem === 'http') return Promise.resolve(done(failure(HTTP_NOT_ALLOWED)));
-  if (problem === 'scheme') return Promise.resolve(done(failure('invalid URL')));
+  if (problem === 'http') return Promise.resolve(done(refusal(HTTP_NOT_ALLOWED)));
+  if (problem === 'scheme') return Promise.resolve(done(refusal('invalid URL')));
   if (problem === 'private') {
-    return Promise.resolve(done(failure(new TargetNotAllowedError(hostOf(url)).message)));
+    return Promise.resolve(done(refusal(new TargetNotAllowedError(hostOf(url)).message)));
   }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
@@ -176,8 +182,9 @@ function postOnce(
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
       const stale = req.reusedSocket && !answered && error.code === 'ECONNRESET';
+      // A name that resolved only to internal addresses is refused; one that did not resolve is not (DNS may recover).
       finish(
-        failure(error instanceof TargetNotAllowedError ? error.message : describe(error)),
+        error instanceof TargetNotAllowedError ? refusal(error.message) : failure(describe(error)),
         stale,
       );
     });

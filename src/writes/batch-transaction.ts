@@ -14,7 +14,9 @@ export class BatchTransaction {
   /** A deadlock or unique-key race met by a joined write: the batch's transaction is retried whole. */
   private retryable?: unknown;
 
-  constructor(readonly unit: WriteUnit) {}
+  constructor(readonly unit: WriteUnit) {
+    unit.writesOnlyThroughJoined();
+  }
 
   /** Follows a joined write until it ends; a conflict its transaction would have retried is kept. */
   track<R>(write: Promise<R>): Promise<R> {

@@ -64,6 +64,12 @@ export class WriteUnit {
   // Keyed as DeferredRows<never>: any slot's type fits; each slot's rows are its own `T`.
   private readonly deferred = new Map<DeferredRows<never>, unknown[]>();
   private readonly reads = new Map<TransactionRead<unknown>, Promise<unknown>>();
+  /**
+   * Whether the transaction may hold rows no recorded change stands for (so
+   * that it owes the data version a bump without changes, VersionBumps): a
+   * write's own may; an atomic batch's only through a joined write that recorded none.
+   */
+  private untracked = true;
 
   /**
    * `joined`: the unit of the transaction this write joined (an atomic
@@ -106,10 +112,21 @@ export class WriteUnit {
    * already announced, to number with this unit's, its deferred rows and its after-commit work.
    */
   adopt(joined: WriteUnit): void {
+    if (joined.changes().length === 0) this.untracked = true;
     for (const change of joined.changes()) this.adopted.push(change);
     for (const [slot, rows] of joined.deferred) this.defer(slot, rows as never[]);
     joined.deferred.clear();
     this.committedWork.push(...joined.committedWork.splice(0));
+  }
+
+  /** This unit's transaction writes only through the writes it adopts (an atomic batch's). */
+  writesOnlyThroughJoined(): void {
+    this.untracked = false;
+  }
+
+  /** Whether COMMIT without changes may still have written something (see `untracked`). */
+  mayHoldUntrackedWrites(): boolean {
+    return this.untracked;
   }
 
   /** Adds `rows` to what `slot` writes just before COMMIT (writeDeferred). */

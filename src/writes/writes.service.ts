@@ -86,11 +86,8 @@ export class Writes {
       if (request.claim?.active) await request.claim.markCommitted(unit.manager);
       return result;
     });
-    const changes = unit.changes();
+    // The batch's COMMIT bumps the version for it (beforeCommit); a rollback changed nothing.
     batch.unit.adopt(unit);
-    // The batch's COMMIT bumps the version with these changes; a rollback changed nothing.
-    if (changes.length > 0) request.bumps?.committedWithBump();
-    else request.bumps?.committingWithoutBump();
     return answer;
   }
 
@@ -104,7 +101,7 @@ export class Writes {
     if (claim?.active) await claim.markCommitted(unit.manager);
     if (changes.length === 0) {
       // Reported before COMMIT: a write whose COMMIT reply is lost may still have committed.
-      bumps?.committingWithoutBump();
+      if (unit.mayHoldUntrackedWrites()) bumps?.committingWithoutBump();
       return undefined;
     }
     return this.tracker.number(unit.manager, changes);

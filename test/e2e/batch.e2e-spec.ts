@@ -7,8 +7,8 @@ import { Received, sleep, useWebhookApp } from './helpers/webhook-receiver';
  * Batches (docs/api.md §18) over HTTP on the jest project's engine: each
  * operation answered as alone (status, headers, body), default and atomic
  * mode with a failure in the middle, per-operation authorisation,
- * validation, If-Match and Idempotency-Key, the limits of the envelope, and
- * what the changes feed and webhooks see of a batch's writes.
+ * validation, If-Match and Idempotency-Key, the limits of the envelope, the
+ * data version's bumps, and what the changes feed and webhooks see of a batch's writes.
  */
 
 interface Operation {
@@ -395,6 +395,45 @@ describe('batches', () => {
       expect((await batch({ atomic: true }).expect(400)).body).toEqual(
         errorBody('rest_missing_callback_param', 400, ['operations']),
       );
+    });
+  });
+
+  describe('data version', () => {
+    const version = async () =>
+      Number(
+        (
+          (await ctx.t.dataSource.query('SELECT version FROM data_version WHERE id = 1')) as Array<{
+            version: number | string;
+          }>
+        )[0].version,
+      );
+    const bumpsOf = async (body: object) => {
+      const before = await version();
+      await answerOf(body);
+      return (await version()) - before;
+    };
+
+    it('moves once per write of a default batch, never for the batch itself', async () => {
+      expect(
+        await bumpsOf({
+          operations: [createVenue('Tivoli'), createVenue(''), createVenue('Ekko')],
+        }),
+      ).toBe(2);
+      expect(
+        await bumpsOf({
+          operations: [createVenue(''), { method: 'DELETE', path: '/venues/999999' }],
+        }),
+      ).toBe(0);
+    });
+
+    it('moves once for a committed atomic batch, not for one that rolled back', async () => {
+      expect(
+        await bumpsOf({ atomic: true, operations: [createVenue('Tivoli'), createVenue('Ekko')] }),
+      ).toBe(1);
+      expect(
+        await bumpsOf({ atomic: true, operations: [createVenue('Paradiso'), createVenue('')] }),
+      ).toBe(0);
+      expect(await venueNames()).toEqual(['Tivoli', 'Ekko']);
     });
   });
 

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { EventListFilters, eventListQuery } from '../../src/events/event-list-query';
 import { feedPage } from './helpers/changes';
 import { dayAt } from './helpers/events';
 import { API, errorBody, UserName } from './helpers/test-app';
@@ -7,7 +8,8 @@ import { Received, sleep, useWebhookApp } from './helpers/webhook-receiver';
 /*
  * External keys and upserts by the source's own ID (docs/api.md §17), over
  * HTTP on the jest project's engine: `external_id` on records, PUT
- * …/by-external-id/{source}/{id}, the `external_source` filter, keys in
+ * …/by-external-id/{source}/{id}, the `external_source` filter (with the
+ * events of a series the source owns, and its query plan), keys in
  * event links, and what the changes feed and webhooks see of an upsert.
  */
 
@@ -258,6 +260,82 @@ describe('external keys and upserts', () => {
       expect((await read(collection, mine.body.id))[TITLE[collection]]).toBe(
         first[TITLE[collection]],
       );
+    });
+  });
+
+  describe('external_source and series', () => {
+    const WINDOW = { start_date: '2027-01-01', end_date: '2027-12-31', per_page: '50' };
+    const idsOf = (page: Record<string, unknown>) =>
+      (page.events as Array<{ id: number }>).map((event) => event.id).sort((a, b) => a - b);
+
+    it('lists the occurrences, detached ones too, of a series the source owns', async () => {
+      const series = await upsert('events', 'cms', 'course', {
+        title: 'Cursus',
+        start_date: '2027-01-05 19:00:00',
+        end_date: '2027-01-05 21:00:00',
+        timezone: 'Europe/Amsterdam',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+      }).expect(201);
+      const seriesId = series.body.id as number;
+      const once = {
+        title: 'Los',
+        start_date: '2027-02-01 20:00:00',
+        end_date: '2027-02-01 22:00:00',
+      };
+      const single = await upsert('events', 'cms', 'single', once).expect(201);
+      await upsert('events', 'ticketing', 'other', once).expect(201);
+      await create('events', once).expect(201);
+      const occurrences = idsOf(await list('events', { ...WINDOW, post_parent: String(seriesId) }));
+      expect(occurrences).toHaveLength(3);
+      // Edited on its own, an occurrence is detached from series edits but stays the source's.
+      await ctx.t
+        .http()
+        .patch(`${API}/events/${occurrences[1]}`)
+        .set(auth())
+        .send({ title: 'Cursus (andere zaal)' })
+        .expect(200);
+
+      const cms = await list('events', { ...WINDOW, external_source: 'cms' });
+      expect(idsOf(cms)).toEqual(
+        [seriesId, single.body.id as number, ...occurrences].sort((a, b) => a - b),
+      );
+      expect(cms.total).toBe(5);
+      expect((await list('events', { ...WINDOW, external_source: 'ticketing' })).total).toBe(1);
+      expect((await list('events', { ...WINDOW, external_source: 'none' })).total).toBe(0);
+    });
+
+    it('reads what a source owns through indexes, without scanning the events', async () => {
+      const filters: EventListFilters = {
+        scope: { statuses: ['publish'] },
+        window: {},
+        externalSource: 'cms',
+      };
+      const qb = eventListQuery(ctx.t.dataSource.manager, filters).select('e.id');
+      const [sql, params] = qb.getQueryAndParameters();
+      const mysql = ctx.t.dataSource.options.type !== 'better-sqlite3';
+      const plan = (await ctx.t.dataSource.query(
+        `${mysql ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${sql}`,
+        params,
+      )) as Array<Record<string, unknown>>;
+      const steps = mysql
+        ? plan.map((row) => `${String(row.table)} ${String(row.type)} ${String(row.key)}`)
+        : plan.map((row) => String(row.detail));
+      const uses = (alias: string, index: string) =>
+        steps.some(
+          (step) =>
+            step.startsWith(mysql ? `${alias} ` : `SEARCH ${alias} `) && step.includes(index),
+        );
+      // No read of the events table without an index condition, under any alias.
+      const scans = steps.filter((step) =>
+        mysql ? /^(e|k|ks|o) (ALL|index) /.test(step) : /^SCAN (e|k|ks|o)\b/.test(step),
+      );
+      expect({ steps, scans }).toEqual({ steps, scans: [] });
+      expect({
+        steps,
+        keys: uses('k', 'uq_events_external_key'),
+        series: uses('ks', 'uq_events_external_key'),
+        occurrences: uses('o', 'uq_events_occurrence'),
+      }).toEqual({ steps, keys: true, series: true, occurrences: true });
     });
   });
 

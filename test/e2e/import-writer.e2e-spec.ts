@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import type { AfterQueryEvent } from 'typeorm';
 import { RecurrenceService } from '../../src/events/recurrence/recurrence.service';
 import { parseIcalendar } from '../../src/imports/ical-import-parser';
 import type { ImportItem, ImportParseResult } from '../../src/imports/import-item';
@@ -74,8 +75,10 @@ describe('import writer', () => {
     (await ctx.t.http().get(`${API}${path}`).set(auth()).expect(200)).body as Json;
   const list = async (query: string): Promise<Json[]> =>
     (await get(`/events?${query}&per_page=50`)).events as Json[];
-  const sourceEvents = () =>
-    list(`external_source=${SOURCE}&start_date=2027-01-01&end_date=2027-12-31`);
+  /** The events holding a key of the source: the filter also lists their series' occurrences. */
+  const keyed = (events: Json[]) => events.filter((event) => event.external_id !== null);
+  const sourceEvents = async () =>
+    keyed(await list(`external_source=${SOURCE}&start_date=2027-01-01&end_date=2027-12-31`));
   const occurrencesOf = (id: number) =>
     list(`post_parent=${id}&start_date=2027-01-01&end_date=2027-12-31`);
   const byUid = async (uid: string): Promise<Json> => {
@@ -260,6 +263,38 @@ describe('import writer', () => {
       expect([back.status, back.title]).toEqual(['publish', 'Koningsdag']);
     });
 
+    it("walks the source's events for those that left the feed along its key index, without sorting them", async () => {
+      await run(GOOGLE);
+      const walks: Array<{ query: string; parameters: AfterQueryEvent['parameters'] }> = [];
+      const subscriber = {
+        afterQuery: (event: AfterQueryEvent) => {
+          if (/external_source/.test(event.query) && /ORDER BY/i.test(event.query))
+            walks.push({ query: event.query, parameters: event.parameters });
+        },
+      };
+      ctx.t.dataSource.subscribers.push(subscriber);
+      try {
+        const without = withoutVevents(GOOGLE, '7f2c9a1be04d@google.com');
+        expect(await run(without)).toEqual(report({ unchanged: 4, trashed: 1 }));
+      } finally {
+        ctx.t.dataSource.subscribers.splice(ctx.t.dataSource.subscribers.indexOf(subscriber), 1);
+      }
+      expect(walks.length).toBeGreaterThan(0);
+      const mysql = ctx.t.engine === 'mysql';
+      for (const { query, parameters } of walks) {
+        const plan = (await ctx.t.dataSource.query(
+          `${mysql ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${query}`,
+          parameters,
+        )) as Array<Record<string, unknown>>;
+        const steps = mysql
+          ? plan.map((row) => `${String(row.key)} ${String(row.Extra)}`)
+          : plan.map((row) => String(row.detail));
+        const indexed = steps.some((step) => step.includes('uq_events_external_key'));
+        const sorted = steps.some((step) => /filesort|TEMP B-TREE/i.test(step));
+        expect({ steps, indexed, sorted }).toEqual({ steps, indexed: true, sorted: false });
+      }
+    });
+
     it('trashes an event the source cancelled and never creates a cancelled one', async () => {
       await run(GOOGLE);
       const lecture = await byUid('0a9b8c7d6e5f@google.com');
@@ -345,8 +380,10 @@ describe('import writer', () => {
           ],
         }),
       );
-      const events = await list(
-        `external_source=${SOURCE}&start_date=2027-01-01&end_date=2027-12-31&status=publish,private`,
+      const events = keyed(
+        await list(
+          `external_source=${SOURCE}&start_date=2027-01-01&end_date=2027-12-31&status=publish,private`,
+        ),
       );
       expect(
         events.map((e) => [...times(e), e.status, e.categories.map((c: Json) => c.name)]),

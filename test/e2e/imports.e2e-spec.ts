@@ -445,8 +445,14 @@ describe('imports', () => {
         'imported',
         [],
       ]);
+      // The source's events and its series' occurrences, the moved (retitled) instance among them.
       expect(new Set(await titles('google'))).toEqual(
-        new Set(['Koorrepetitie', 'Koningsdag', 'Lezing: Utrecht in de Middeleeuwen']),
+        new Set([
+          'Koorrepetitie',
+          'Koorrepetitie (generale)',
+          'Koningsdag',
+          'Lezing: Utrecht in de Middeleeuwen',
+        ]),
       );
       // The moved instance is its series' occurrence (no key of its own), on its own day.
       const day = await t

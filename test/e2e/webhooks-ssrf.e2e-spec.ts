@@ -7,12 +7,14 @@ import { eventually, sleep, useWebhookApp } from './helpers/webhook-receiver';
  * plain HTTP allowed, so a real receiver on 127.0.0.1 can prove that nothing
  * reaches it: refused at registration, and again at delivery, on the address
  * the connection would actually go to (a name resolving to 127.0.0.1 included).
+ * A refusal fails the delivery at its first attempt; a name that does not
+ * resolve is retried along the schedule.
  */
 
 describe('webhooks: internal targets refused', () => {
   const ctx = useWebhookApp({
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
-    WEBHOOK_RETRY_SCHEDULE: '50ms',
+    WEBHOOK_RETRY_SCHEDULE: '50ms,50ms,50ms',
     WEBHOOK_TIMEOUT_MS: '1000',
   });
   const port = () => ctx.receiver.port;
@@ -66,7 +68,37 @@ describe('webhooks: internal targets refused', () => {
     expect([moved.status, moved.body.code]).toEqual([400, 'rest_invalid_param']);
   });
 
-  it('refuses delivery to an internal address, checked on the address actually connected to', async () => {
+  /** A ping to an endpoint stored as is (no registration check), and its delivery once failed. */
+  const pingedUntilFailed = async (url: string) => {
+    const repo = ctx.t.dataSource.getRepository(WebhookEndpoint);
+    const endpoint = await repo.save(
+      repo.create({
+        url,
+        events: ['*'],
+        description: '',
+        enabled: true,
+        secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+        consecutiveFailures: 0,
+        createdAt: 0,
+        modifiedAt: 0,
+      }),
+    );
+    await ctx.t.http().post(`${API}/webhooks/${endpoint.id}/ping`).set(ctx.admin()).expect(202);
+    const log = await eventually(
+      async () =>
+        (
+          await ctx.t
+            .http()
+            .get(`${API}/webhooks/${endpoint.id}/deliveries`)
+            .set(ctx.admin())
+            .expect(200)
+        ).body.deliveries,
+      (deliveries: Array<{ status: string }>) => deliveries[0]?.status === 'failed',
+    );
+    return log[0] as Record<string, unknown>;
+  };
+
+  it('refuses delivery to an internal address, checked on the address actually connected to, and fails it at once', async () => {
     // Endpoints whose address turned internal after registration (DNS rebinding).
     const urls = [
       `http://127.0.0.1:${port()}/hook`,
@@ -74,42 +106,30 @@ describe('webhooks: internal targets refused', () => {
       `http://[::1]:${port()}/hook`,
       `http://[::127.0.0.1]:${port()}/hook`,
     ];
-    const repo = ctx.t.dataSource.getRepository(WebhookEndpoint);
     for (const url of urls) {
-      const endpoint = await repo.save(
-        repo.create({
-          url,
-          events: ['*'],
-          description: '',
-          enabled: true,
-          secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
-          consecutiveFailures: 0,
-          createdAt: 0,
-          modifiedAt: 0,
-        }),
-      );
-      await ctx.t.http().post(`${API}/webhooks/${endpoint.id}/ping`).set(ctx.admin()).expect(202);
-      const log = await eventually(
-        async () =>
-          (
-            await ctx.t
-              .http()
-              .get(`${API}/webhooks/${endpoint.id}/deliveries`)
-              .set(ctx.admin())
-              .expect(200)
-          ).body.deliveries,
-        (deliveries: Array<{ status: string }>) => deliveries[0]?.status === 'failed',
-      );
-      expect(log[0]).toEqual(
+      // A refusal by policy: the retry schedule (3 retries) is not walked.
+      expect([url, await pingedUntilFailed(url)]).toEqual([
+        url,
         expect.objectContaining({
-          attempts: 2,
+          attempts: 1,
           last_status_code: null,
           last_error: expect.stringMatching(/is not a public address$/),
+          next_attempt_utc: null,
         }),
-      );
+      ]);
     }
     await sleep(100);
     expect(ctx.receiver.received).toEqual([]);
+  });
+
+  it('retries a name that does not resolve along the whole schedule (DNS may recover)', async () => {
+    expect(await pingedUntilFailed('http://nothing.invalid/hook')).toEqual(
+      expect.objectContaining({
+        attempts: 4,
+        last_status_code: null,
+        last_error: expect.not.stringMatching(/is not a public address$/),
+      }),
+    );
   });
 });
 
@@ -117,7 +137,7 @@ describe('webhooks: plain http:// refused at delivery once WEBHOOK_ALLOW_HTTP is
   const ctx = useWebhookApp({
     WEBHOOK_ALLOW_HTTP: 'false',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    WEBHOOK_RETRY_SCHEDULE: '50ms',
+    WEBHOOK_RETRY_SCHEDULE: '50ms,50ms,50ms',
     WEBHOOK_TIMEOUT_MS: '1000',
     WEBHOOK_DISABLE_AFTER: '2',
   });
@@ -158,9 +178,10 @@ describe('webhooks: plain http:// refused at delivery once WEBHOOK_ALLOW_HTTP is
       () => log(endpoint.id),
       (entries) => entries.length === 2 && entries.every((entry) => entry.status === 'failed'),
     );
+    // Refused by policy: failed at the first attempt, the retry schedule not walked.
     const refusedAttempt = {
       status: 'failed',
-      attempts: 2,
+      attempts: 1,
       last_status_code: null,
       last_response: null,
       last_error: 'plain http:// is not allowed (WEBHOOK_ALLOW_HTTP is off)',

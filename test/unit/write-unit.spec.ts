@@ -263,11 +263,12 @@ describe('Writes (the commit pipeline)', () => {
         log.push(`feed ${numbered.map((c) => `${c.id}@${c.seq}`).join(',')}`),
       );
       const batchBumps = new VersionBumps();
-      const operationBumps = [new VersionBumps(), new VersionBumps()];
+      batchBumps.writesNothingItself();
       await writes.run({ claim: claim(log), bumps: batchBumps }, async (batchUnit) => {
         const batch = new BatchTransaction(batchUnit);
-        for (const [i, bumps] of operationBumps.entries()) {
-          await writes.run({ bumps, batch }, (unit) => {
+        // The operations carry no bumps of their own (WriteVersionInterceptor stays out of them).
+        for (const i of [0, 1]) {
+          await writes.run({ batch }, (unit) => {
             expect(unit.manager).toBe(batchUnit.manager);
             log.push(`operation ${i}`);
             unit.record([created(1), ...(i === 1 ? [created(2)] : [])]);
@@ -297,9 +298,26 @@ describe('Writes (the commit pipeline)', () => {
         'deliveries 0',
         'deliveries 1',
       ]);
-      // Neither the operations nor the batch owe the version a bump of their own.
-      expect(operationBumps.map((bumps) => bumps.owed(201))).toEqual([false, false]);
+      // The batch's COMMIT bumped with the changes: nothing more is owed.
       expect(batchBumps.owed(200)).toBe(false);
+    });
+
+    it('owes a bump after COMMIT only when a joined write recorded no change', async () => {
+      const owedAfter = async (joined: number) => {
+        const { writes } = pipeline([]);
+        const bumps = new VersionBumps();
+        bumps.writesNothingItself();
+        await writes.run({ bumps }, async (batchUnit) => {
+          const batch = new BatchTransaction(batchUnit);
+          for (let i = 0; i < joined; i++) await writes.run({ batch }, () => Promise.resolve());
+          await batch.settle();
+        });
+        return bumps.owed(200);
+      };
+      // A write that recorded nothing may still have written (as alone, it would be bumped).
+      expect(await owedAfter(1)).toBe(true);
+      // A batch that joined no write changed nothing.
+      expect(await owedAfter(0)).toBe(false);
     });
 
     it('a ROLLBACK of the batch discards every joined write: no numbering, no after-commit work', async () => {

@@ -13,6 +13,16 @@ export class VersionBumps {
   private unbumpedWrite = false;
   /** What the request writes beside its tracked changes is read by no cache. */
   private untrackedUncached = false;
+  /** The request writes nothing itself: every write it makes reports here or bumps on its own. */
+  private reportedOnly = false;
+
+  /**
+   * For a request that only runs other writes (a batch, docs/api.md §18):
+   * it owes a bump only for a transaction that reported one without a bump.
+   */
+  writesNothingItself(): void {
+    this.reportedOnly = true;
+  }
 
   committedWithBump(): void {
     this.bumpCommitted = true;
@@ -40,6 +50,7 @@ export class VersionBumps {
   owed(status: number): boolean {
     if (this.untrackedUncached) return false;
     if (this.unbumpedWrite) return true;
+    if (this.reportedOnly) return false;
     if (status >= 400 && status < 500) return false;
     return !this.bumpCommitted;
   }

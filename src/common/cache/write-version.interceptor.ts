@@ -21,6 +21,8 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * after a 5xx unless a bump committed with the data: the write may have
  * committed before failing (a time-out, a lost reply); a spare bump only
  * costs the caches a refill. A 4xx is decided before anything commits.
+ * A batch (docs/api.md §18) writes nothing itself (VersionBumps.writesNothingItself):
+ * a default batch's operations bump as alone, an atomic batch's at its COMMIT.
  */
 @Injectable()
 export class WriteVersionInterceptor implements NestInterceptor {
@@ -29,9 +31,12 @@ export class WriteVersionInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<Request & WriteRequestHolder>();
     if (READ_METHODS.has(req.method)) return next.handle();
+    const write = writeRequestOf(req);
+    // An atomic batch's operation: its writes join the batch's transaction, which bumps for them.
+    if (write.batch) return next.handle();
     const bumps = new VersionBumps();
     // The request's write transactions report here (RequestContext.write).
-    writeRequestOf(req).bumps = bumps;
+    write.bumps = bumps;
     return next.handle().pipe(
       mergeMap(async (result: unknown) => {
         if (bumps.owed(200)) await this.versions.bump();
