@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, SpanKind } from '@opentelemetry/api';
 import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace-base';
+import { RequestDoor } from './tracing-door';
 
 /**
  * OpenTelemetry traces, off unless an OTLP endpoint is configured
@@ -42,11 +43,11 @@ export function traceRatioOf(env: NodeJS.ProcessEnv): number | undefined {
  * With OTEL_TRACES_SAMPLER unset, a request that arrives with a `traceparent`
  * follows the caller's decision and one of every 1 / ratio others starts a
  * trace. Requests are chosen before the HTTP instrumentation sees them
- * (requestTraced): one not chosen is passed by as a probe is, without the
- * span attributes, context and listeners an unrecorded span would still cost
- * it. So the sampler records every HTTP server span it is asked about (those
- * were chosen) and applies the ratio to the other new traces (webhook
- * deliveries, the jobs' statements).
+ * (requestTraced, RequestDoor): one not chosen skips it, or is passed by as
+ * a probe is, without the span attributes, context and listeners an
+ * unrecorded span would still cost it. So the sampler records every HTTP
+ * server span it is asked about (those were chosen) and applies the ratio to
+ * the other new traces (webhook deliveries, the jobs' statements).
  */
 export function samplerOf(env: NodeJS.ProcessEnv): Sampler | undefined {
   const ratio = traceRatioOf(env);
@@ -124,6 +125,13 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
   }).merge(detectResources({ detectors: [envDetector] }));
   const sampler = samplerOf(env);
   const ratio = traceRatioOf(env);
+  // With the default sampler each request is chosen once, at the door; else the sampler decides.
+  const door =
+    ratio === undefined
+      ? undefined
+      : new RequestDoor(
+          (req) => !UNTRACED.test(req.url ?? '') && requestTraced(req.headers, ratio),
+        );
   const provider = new NodeTracerProvider({
     resource,
     // Only when given: a `sampler: undefined` would hide the one the SDK builds from OTEL_TRACES_SAMPLER.
@@ -136,9 +144,9 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
   registerInstrumentations({
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req: IncomingMessage) =>
-          UNTRACED.test(req.url ?? '') ||
-          (ratio !== undefined && !requestTraced(req.headers, ratio)),
+        ignoreIncomingRequestHook: door
+          ? door.ignore
+          : (req: IncomingMessage) => UNTRACED.test(req.url ?? ''),
         headersToSpanAttributes: { server: { responseHeaders: ['x-request-id'] } },
       }),
       routeInstrumentation(),
@@ -146,6 +154,8 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
       new IORedisInstrumentation({ dbStatementSerializer: redisStatement }),
     ],
   });
+  // Requiring http here has the instrumentation patch it, then the door goes in front.
+  door?.install((require('node:http') as typeof import('node:http')).Server);
   return { shutdown: () => provider.shutdown() };
 }
 
