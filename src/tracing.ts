@@ -117,7 +117,6 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
     require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { registerInstrumentations } = require('@opentelemetry/instrumentation');
   const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http');
-  const { MySQL2Instrumentation } = require('@opentelemetry/instrumentation-mysql2');
   const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis');
 
   const resource = resourceFromAttributes({
@@ -150,7 +149,7 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
         headersToSpanAttributes: { server: { responseHeaders: ['x-request-id'] } },
       }),
       routeInstrumentation(),
-      new MySQL2Instrumentation(),
+      statementInstrumentation(),
       new IORedisInstrumentation({ dbStatementSerializer: redisStatement }),
     ],
   });
@@ -204,4 +203,41 @@ function routeInstrumentation(): unknown {
     };
   };
   return express;
+}
+
+type Query = (this: unknown, ...args: unknown[]) => unknown;
+interface QueryPatcher {
+  _patchQuery(format: unknown, isPrepared: boolean): (original: Query) => Query;
+}
+
+/**
+ * The mysql2 instrumentation, run for a statement only when its span could
+ * be recorded: under a recording span, or as a new trace's root (the jobs'
+ * statements, for the sampler to decide). The instrumentation itself builds
+ * the span's attributes (connection, statement text, name) and wraps the
+ * callback before the tracer says the span is not recorded; a request not
+ * chosen (tracing suppressed) runs its several statements without it. The
+ * pinned version patches `query` and `execute` through `_patchQuery` when
+ * mysql2 is loaded (the tracing e2e test checks a request's SQL spans).
+ */
+function statementInstrumentation(): unknown {
+  const { MySQL2Instrumentation } = require('@opentelemetry/instrumentation-mysql2');
+  const { context, trace } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  const { isTracingSuppressed } =
+    require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const traced = () => {
+    const active = context.active();
+    const span = trace.getSpan(active);
+    return span ? span.isRecording() : !isTracingSuppressed(active);
+  };
+  const mysql = new MySQL2Instrumentation();
+  const patcher = mysql as QueryPatcher;
+  const patchQuery = patcher._patchQuery.bind(mysql);
+  patcher._patchQuery = (format, isPrepared) => (original) => {
+    const patched = patchQuery(format, isPrepared)(original);
+    return function (this: unknown, ...args: unknown[]) {
+      return (traced() ? patched : original).apply(this, args);
+    };
+  };
+  return mysql;
 }
