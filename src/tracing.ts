@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, SpanKind } from '@opentelemetry/api';
 import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace-base';
+import { RequestDoor } from './tracing-door';
 
 /**
  * OpenTelemetry traces, off unless an OTLP endpoint is configured
@@ -42,11 +43,11 @@ export function traceRatioOf(env: NodeJS.ProcessEnv): number | undefined {
  * With OTEL_TRACES_SAMPLER unset, a request that arrives with a `traceparent`
  * follows the caller's decision and one of every 1 / ratio others starts a
  * trace. Requests are chosen before the HTTP instrumentation sees them
- * (requestTraced): one not chosen is passed by as a probe is, without the
- * span attributes, context and listeners an unrecorded span would still cost
- * it. So the sampler records every HTTP server span it is asked about (those
- * were chosen) and applies the ratio to the other new traces (webhook
- * deliveries, the jobs' statements).
+ * (requestTraced, RequestDoor): one not chosen skips it, or is passed by as
+ * a probe is, without the span attributes, context and listeners an
+ * unrecorded span would still cost it. So the sampler records every HTTP
+ * server span it is asked about (those were chosen) and applies the ratio to
+ * the other new traces (webhook deliveries, the jobs' statements).
  */
 export function samplerOf(env: NodeJS.ProcessEnv): Sampler | undefined {
   const ratio = traceRatioOf(env);
@@ -116,7 +117,6 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
     require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { registerInstrumentations } = require('@opentelemetry/instrumentation');
   const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http');
-  const { MySQL2Instrumentation } = require('@opentelemetry/instrumentation-mysql2');
   const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis');
 
   const resource = resourceFromAttributes({
@@ -124,6 +124,13 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
   }).merge(detectResources({ detectors: [envDetector] }));
   const sampler = samplerOf(env);
   const ratio = traceRatioOf(env);
+  // With the default sampler each request is chosen once, at the door; else the sampler decides.
+  const door =
+    ratio === undefined
+      ? undefined
+      : new RequestDoor(
+          (req) => !UNTRACED.test(req.url ?? '') && requestTraced(req.headers, ratio),
+        );
   const provider = new NodeTracerProvider({
     resource,
     // Only when given: a `sampler: undefined` would hide the one the SDK builds from OTEL_TRACES_SAMPLER.
@@ -136,16 +143,18 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
   registerInstrumentations({
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req: IncomingMessage) =>
-          UNTRACED.test(req.url ?? '') ||
-          (ratio !== undefined && !requestTraced(req.headers, ratio)),
+        ignoreIncomingRequestHook: door
+          ? door.ignore
+          : (req: IncomingMessage) => UNTRACED.test(req.url ?? ''),
         headersToSpanAttributes: { server: { responseHeaders: ['x-request-id'] } },
       }),
       routeInstrumentation(),
-      new MySQL2Instrumentation(),
+      statementInstrumentation(),
       new IORedisInstrumentation({ dbStatementSerializer: redisStatement }),
     ],
   });
+  // Requiring http here has the instrumentation patch it, then the door goes in front.
+  door?.install((require('node:http') as typeof import('node:http')).Server);
   return { shutdown: () => provider.shutdown() };
 }
 
@@ -194,4 +203,41 @@ function routeInstrumentation(): unknown {
     };
   };
   return express;
+}
+
+type Query = (this: unknown, ...args: unknown[]) => unknown;
+interface QueryPatcher {
+  _patchQuery(format: unknown, isPrepared: boolean): (original: Query) => Query;
+}
+
+/**
+ * The mysql2 instrumentation, run for a statement only when its span could
+ * be recorded: under a recording span, or as a new trace's root (the jobs'
+ * statements, for the sampler to decide). The instrumentation itself builds
+ * the span's attributes (connection, statement text, name) and wraps the
+ * callback before the tracer says the span is not recorded; a request not
+ * chosen (tracing suppressed) runs its several statements without it. The
+ * pinned version patches `query` and `execute` through `_patchQuery` when
+ * mysql2 is loaded (the tracing e2e test checks a request's SQL spans).
+ */
+function statementInstrumentation(): unknown {
+  const { MySQL2Instrumentation } = require('@opentelemetry/instrumentation-mysql2');
+  const { context, trace } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  const { isTracingSuppressed } =
+    require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const traced = () => {
+    const active = context.active();
+    const span = trace.getSpan(active);
+    return span ? span.isRecording() : !isTracingSuppressed(active);
+  };
+  const mysql = new MySQL2Instrumentation();
+  const patcher = mysql as QueryPatcher;
+  const patchQuery = patcher._patchQuery.bind(mysql);
+  patcher._patchQuery = (format, isPrepared) => (original) => {
+    const patched = patchQuery(format, isPrepared)(original);
+    return function (this: unknown, ...args: unknown[]) {
+      return (traced() ? patched : original).apply(this, args);
+    };
+  };
+  return mysql;
 }

@@ -19,6 +19,8 @@ declare module 'autocannon' {
       connections?: number;
       duration?: number;
       amount?: number;
+      /** Requests per second over all connections (open loop at a fixed rate). */
+      overallRate?: number;
       timeout?: number;
       pipelining?: number;
       method?: string;
@@ -60,7 +62,12 @@ declare module 'autocannon' {
       stop(): void;
       on(
         event: 'response',
-        listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void,
+        listener: (
+          client: unknown,
+          statusCode: number,
+          bytes: number,
+          responseTimeMs: number,
+        ) => void,
       ): this;
       on(event: 'reqError', listener: (error: Error) => void): this;
       on(event: 'done', listener: (result: Result) => void): this;

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { cpuSeconds, rssMb } from '../shared/process-tools';
+import { rssMb, threadCpuSeconds } from '../shared/process-tools';
 import { BENCH_HOST, RequestSet } from './request-sets';
 
 /** At most this many latencies are kept per run (bounded memory). */
@@ -13,7 +13,7 @@ export interface RunResult {
   errors: number;
   non2xx: number;
   maxRssMb: number;
-  /** CPU seconds the server used during the run (user + system, from /proc). */
+  /** CPU seconds the server used during the run (its threads' on-CPU time, from /proc). */
   cpuSeconds: number;
 }
 
@@ -33,6 +33,8 @@ export function runLoad(options: {
   tag: string;
   /** Counter for unique create titles, shared across runs. */
   counter: { n: number };
+  /** Requests per second over all connections; unset: each connection sends as soon as answered. */
+  rate?: number;
 }): Promise<RunResult> {
   const { set, counter, tag } = options;
   const headers: Record<string, string> = { host: BENCH_HOST };
@@ -49,7 +51,7 @@ export function runLoad(options: {
   const sampler = setInterval(() => {
     maxRss = Math.max(maxRss, rssMb(options.pid) ?? 0);
   }, 250);
-  const cpuBefore = cpuSeconds(options.pid) ?? 0;
+  const cpuBefore = threadCpuSeconds(options.pid) ?? 0;
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const instance = autocannon(
@@ -57,6 +59,7 @@ export function runLoad(options: {
         url: `http://127.0.0.1:${options.port}`,
         connections: options.connections,
         duration: options.seconds,
+        ...(options.rate !== undefined && { overallRate: options.rate }),
         timeout: 10,
         requests: [request],
         skipAggregateResult: true,
@@ -73,7 +76,7 @@ export function runLoad(options: {
           errors: result.errors + result.timeouts,
           non2xx: result.non2xx,
           maxRssMb: Math.max(maxRss, rssMb(options.pid) ?? 0),
-          cpuSeconds: (cpuSeconds(options.pid) ?? cpuBefore) - cpuBefore,
+          cpuSeconds: (threadCpuSeconds(options.pid) ?? cpuBefore) - cpuBefore,
         });
       },
     );

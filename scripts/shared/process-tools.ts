@@ -52,6 +52,32 @@ export function rssMb(pid: number): number | undefined {
   }
 }
 
+/**
+ * CPU seconds of a Node process so far in nanoseconds' precision: the sum of
+ * its threads' on-CPU time (/proc/<pid>/task/<tid>/schedstat), where rounds of
+ * a second or two would lose several per cent to cpuSeconds' 10 ms ticks.
+ * Threads that ended are not counted (Node's live as long as the process):
+ * not for processes that start and end threads, such as a database server.
+ * Falls back to cpuSeconds where the kernel keeps no schedstat.
+ */
+export function threadCpuSeconds(pid: number): number | undefined {
+  try {
+    let nanoseconds = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        nanoseconds += Number(
+          readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0],
+        );
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+    return nanoseconds > 0 ? nanoseconds / 1e9 : cpuSeconds(pid);
+  } catch {
+    return cpuSeconds(pid);
+  }
+}
+
 /** User + system CPU seconds of a process so far (/proc/<pid>/stat, 100 ticks a second), or undefined once it is gone. */
 export function cpuSeconds(pid: number): number | undefined {
   try {

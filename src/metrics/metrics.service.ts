@@ -182,30 +182,30 @@ export class MetricsService implements MetricsSink, OnModuleInit, OnModuleDestro
   };
 
   /** Middleware: times every request into calendar_http_request_duration_seconds. */
-  readonly timeRequests = (
-    req: IncomingMessage & { route?: { path?: unknown } },
-    res: ServerResponse,
-    next: () => void,
-  ): void => {
+  readonly timeRequests = (req: RoutedRequest, res: ServerResponse, next: () => void): void => {
     const started = performance.now();
     res.once('finish', () => {
-      const route = typeof req.route?.path === 'string' ? req.route.path : 'unmatched';
-      this.requests.observe(
-        { method: methodLabel(req.method), route, status: String(res.statusCode) },
-        (performance.now() - started) / 1000,
-      );
+      const labels = this.requestLabels.of(req.route, req.method, res.statusCode);
+      this.requests.observe(labels, (performance.now() - started) / 1000);
     });
     next();
   };
 
+  /** Label sets made once and reused: per request and statement, no object to build. */
+  private readonly requestLabels = new RequestLabels();
+  private readonly operationLabels = new LabelSets((operation) => ({ operation }));
+  private readonly hitLabels = new LabelSets((cache) => ({ cache, result: 'hit' }));
+  private readonly missLabels = new LabelSets((cache) => ({ cache, result: 'miss' }));
+
   cacheLookups(cache: CacheName, hits: number, misses: number): void {
-    if (hits > 0) this.cacheLookupCounter.inc({ cache, result: 'hit' }, hits);
-    if (misses > 0) this.cacheLookupCounter.inc({ cache, result: 'miss' }, misses);
+    if (hits > 0) this.cacheLookupCounter.inc(this.hitLabels.of(cache), hits);
+    if (misses > 0) this.cacheLookupCounter.inc(this.missLabels.of(cache), misses);
   }
 
   query(operation: string, seconds: number | undefined, failed: boolean): void {
-    if (failed) this.queryErrors.inc({ operation });
-    else if (seconds !== undefined) this.queries.observe({ operation }, seconds);
+    if (failed) this.queryErrors.inc(this.operationLabels.of(operation));
+    else if (seconds !== undefined)
+      this.queries.observe(this.operationLabels.of(operation), seconds);
   }
 
   webhookAttempt(outcome: WebhookOutcome, seconds: number): void {
@@ -341,9 +341,51 @@ function sha256(text: string): Buffer {
 }
 
 /** Methods the API answers; Node parses some 30 more (PROPFIND, MKCOL, …), each of which would be a series. */
-const API_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const API_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** The `method` label: one of API_METHODS, or `other`, so no client can add series. */
 export function methodLabel(method: string | undefined): string {
-  return method !== undefined && API_METHODS.has(method) ? method : 'other';
+  return method !== undefined && API_METHODS.includes(method) ? method : 'other';
+}
+
+type Labels = Record<string, string>;
+type RoutedRequest = IncomingMessage & { route?: { path?: unknown } };
+
+/** One label set per value of a label whose values the code names (operations, caches). */
+class LabelSets {
+  private readonly sets = new Map<string, Labels>();
+
+  constructor(private readonly make: (value: string) => Labels) {}
+
+  of(value: string): Labels {
+    let labels = this.sets.get(value);
+    if (!labels) this.sets.set(value, (labels = this.make(value)));
+    return labels;
+  }
+}
+
+/**
+ * The label sets of calendar_http_request_duration_seconds by Express route
+ * (the object, not its path: no string built per request), method and status:
+ * as many as there are series (routes × 8 methods × statuses seen).
+ */
+class RequestLabels {
+  private readonly byRoute = new Map<unknown, Map<number, Labels>>();
+
+  of(route: RoutedRequest['route'], method: string | undefined, status: number): Labels {
+    let byStatus = this.byRoute.get(route);
+    if (!byStatus) this.byRoute.set(route, (byStatus = new Map()));
+    const methodIndex = method === undefined ? -1 : API_METHODS.indexOf(method);
+    const key = status * 8 + methodIndex + 1;
+    let labels = byStatus.get(key);
+    if (!labels) {
+      labels = {
+        method: methodIndex < 0 ? 'other' : API_METHODS[methodIndex],
+        route: typeof route?.path === 'string' ? route.path : 'unmatched',
+        status: String(status),
+      };
+      byStatus.set(key, labels);
+    }
+    return labels;
+  }
 }
