@@ -28,29 +28,36 @@ describe('idempotent POST after a request time-out', () => {
 
   it('answers 503, then 409 while the create runs, then replays its 201; one record', async () => {
     const terms = t.app.get(TermsService);
-    const real = terms.create.bind(terms);
+    const realCreate = terms.create.bind(terms);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    // Settle as the create does, and as the storing of its answer after it does.
+    // Settles as the create does.
     let createdAs!: (create: Promise<unknown>) => void;
     const created = new Promise<unknown>((resolve) => (createdAs = resolve));
     jest.spyOn(terms, 'create').mockImplementationOnce(async (...args) => {
       // Runs past REQUEST_TIMEOUT_MS until the test lets it go on.
       await held;
-      const create = real(...args);
+      const create = realCreate(...args);
       createdAs(create);
       return create;
     });
-    // The retry waits for the answer to be stored, not for a fixed time: a commit on a
-    // loaded MariaDB can take longer than any such time.
+    // The retry waits for the interceptor to be done with the key (its answer stored, or the
+    // key's lease ended so the retry renders the committed record), not for a fixed time: a
+    // commit on a loaded MariaDB can take longer than any such time.
     const store = t.app.get(IdempotencyStore);
+    let doneAs!: (ending: Promise<void>) => void;
+    const done = new Promise<void>((resolve) => (doneAs = resolve));
     const realStore = store.store.bind(store);
-    let storedAs!: (storing: Promise<void>) => void;
-    const stored = new Promise<void>((resolve) => (storedAs = resolve));
     jest.spyOn(store, 'store').mockImplementationOnce((...args) => {
-      const storing = realStore(...args);
-      storedAs(storing);
-      return storing;
+      const ending = realStore(...args);
+      doneAs(ending);
+      return ending;
+    });
+    const realRelease = store.release.bind(store);
+    jest.spyOn(store, 'release').mockImplementationOnce((...args) => {
+      const ending = realRelease(...args);
+      doneAs(ending);
+      return ending;
     });
     const first = await create();
     expect(first.status).toBe(503);
@@ -59,7 +66,7 @@ describe('idempotent POST after a request time-out', () => {
     expect(during.body).toEqual(errorBody('rest_idempotency_key_in_use', 409));
     release();
     await created;
-    await stored;
+    await done;
     const retry = await create().expect(201);
     expect(retry.headers['idempotency-replayed']).toBe('true');
     expect(retry.body).toEqual(expect.objectContaining({ name: 'Traag' }));
