@@ -1,3 +1,4 @@
+import { IdempotencyStore } from '../../src/idempotency/idempotency.store';
 import { TermsService } from '../../src/terms/terms.service';
 import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
 
@@ -10,9 +11,11 @@ describe('idempotent POST after a request time-out', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp({ REQUEST_TIMEOUT_MS: '300' });
+    // Also every statement's time limit (the harness's TRUNCATEs included): 300 ms failed
+    // statements on a loaded MariaDB. The create outlives it because the test holds it.
+    t = await createTestApp({ REQUEST_TIMEOUT_MS: '5000' });
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
 
   const create = () =>
     t
@@ -25,20 +28,36 @@ describe('idempotent POST after a request time-out', () => {
 
   it('answers 503, then 409 while the create runs, then replays its 201; one record', async () => {
     const terms = t.app.get(TermsService);
-    const real = terms.create.bind(terms);
-    let finished!: () => void;
-    const done = new Promise<void>((resolve) => (finished = resolve));
+    const realCreate = terms.create.bind(terms);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    // Settles as the create does.
+    let createdAs!: (create: Promise<unknown>) => void;
+    const created = new Promise<unknown>((resolve) => (createdAs = resolve));
     jest.spyOn(terms, 'create').mockImplementationOnce(async (...args) => {
       // Runs past REQUEST_TIMEOUT_MS until the test lets it go on.
       await held;
-      try {
-        return await real(...args);
-      } finally {
-        // The interceptor stores the answer right after; give it a moment.
-        setTimeout(finished, 300);
-      }
+      const create = realCreate(...args);
+      createdAs(create);
+      return create;
+    });
+    // The retry waits for the interceptor to be done with the key (its answer stored, or the
+    // key's lease ended so the retry renders the committed record), not for a fixed time: a
+    // commit on a loaded MariaDB can take longer than any such time.
+    const store = t.app.get(IdempotencyStore);
+    let doneAs!: (ending: Promise<void>) => void;
+    const done = new Promise<void>((resolve) => (doneAs = resolve));
+    const realStore = store.store.bind(store);
+    jest.spyOn(store, 'store').mockImplementationOnce((...args) => {
+      const ending = realStore(...args);
+      doneAs(ending);
+      return ending;
+    });
+    const realRelease = store.release.bind(store);
+    jest.spyOn(store, 'release').mockImplementationOnce((...args) => {
+      const ending = realRelease(...args);
+      doneAs(ending);
+      return ending;
     });
     const first = await create();
     expect(first.status).toBe(503);
@@ -46,6 +65,7 @@ describe('idempotent POST after a request time-out', () => {
     const during = await create().expect(409);
     expect(during.body).toEqual(errorBody('rest_idempotency_key_in_use', 409));
     release();
+    await created;
     await done;
     const retry = await create().expect(201);
     expect(retry.headers['idempotency-replayed']).toBe('true');

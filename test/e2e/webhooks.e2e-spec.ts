@@ -2,9 +2,10 @@ import { Webhook } from 'standardwebhooks';
 import type { Test } from 'supertest';
 import { EntityManager } from 'typeorm';
 import { WebhookRetention } from '../../src/webhooks/webhook-retention.service';
-import { withStall } from './helpers/stall';
+import { timeCalls, withStall } from './helpers/stall';
 import { API, errorBody } from './helpers/test-app';
 import { WebhookClaims } from '../../src/webhooks/webhook-claims';
+import { WebhookOutcomes } from '../../src/webhooks/webhook-outcomes';
 import { WebhookSender } from '../../src/webhooks/webhook-sender.service';
 import { eventually, Received, sleep, useWebhookApp } from './helpers/webhook-receiver';
 import { signatureByHand, SPEC_VECTOR } from './helpers/standard-webhooks';
@@ -432,6 +433,13 @@ describe('webhooks', () => {
 
     it('starts each retry within its delay and jitter of the failed attempt, also with several retries due at different times', async () => {
       const paths = ['/gap-a', '/gap-b', '/gap-c'];
+      // The sender's database work in a gap: recording the failed attempt, and its looks for
+      // work (the endpoints, then a claim per endpoint), of which a retry may wait for two.
+      const sender = ctx.t.app.get(WebhookSender) as unknown as {
+        claimAndSend(): Promise<void>;
+      };
+      const looks = timeCalls(sender, 'claimAndSend');
+      const records = timeCalls(WebhookOutcomes.prototype, 'record');
       const [messages, stall] = await withStall(async () => {
         for (const path of paths) {
           ctx.receiver.plan(path, [{ status: 500 }, { status: 500 }]);
@@ -439,19 +447,25 @@ describe('webhooks', () => {
           await sleep(30);
         }
         return Promise.all(paths.map((path) => ctx.receiver.waitFor(path, 3)));
+      }).finally(() => {
+        looks.restore();
+        records.restore();
       });
       // The schedule is 100ms,200ms, each up to 20 % longer; an attempt is counted from when
-      // the receiver got it, so its answer, recording it (a commit: slow on a loaded MariaDB)
-      // and the next claim are in the gap. A sender that waited for its 500 ms poll instead of
-      // the due retry would still be over the bound (up to 700 ms for the 200 ms retry).
+      // the receiver got it, so its answer, recording it and the next claim are in the gap:
+      // 150 ms, plus this process's stalls, plus the longest the database took for them
+      // (commits are slow on a loaded MariaDB, while this process idles). A sender that waited
+      // for its 500 ms poll instead of the due retry would still be over the bound (up to
+      // 700 ms for the 200 ms retry) while the database answers promptly.
       const schedule = [100, 200];
-      const margin = 150 + stall;
+      const margin = 150 + stall + records.longestMs() + 2 * looks.longestMs();
       for (const [n, received] of messages.entries()) {
         for (const [i, delay] of schedule.entries()) {
           const gap = received[i + 1].at - received[i].at;
-          expect([paths[n], i, gap >= delay, gap <= delay * 1.2 + margin]).toEqual([
-            paths[n],
-            i,
+          // The figures name the gap, so a failure shows them.
+          const figures = `${paths[n]} retry ${i + 1}: ${gap} ms, stall ${stall} ms, margin ${margin} ms`;
+          expect([figures, gap >= delay, gap <= delay * 1.2 + margin]).toEqual([
+            figures,
             true,
             true,
           ]);
@@ -812,17 +826,26 @@ describe('webhooks', () => {
     });
 
     it('a slow receiver does not hold up other endpoints', async () => {
-      // Well under TIMEOUT_MS: an attempt that timed out would free the
-      // sender's connection before this receiver sees it close, and count twice here.
-      ctx.receiver.plan('/stuck', [], { delayMs: 100 });
+      // The slow endpoint answers once the quick one got its message, not after a fixed
+      // 100 ms that a loaded machine may spend before the quick message is even written (its
+      // 24 messages, 8 at a time, then keep it busy for 3 × 500 ms at least); at the latest
+      // well under TIMEOUT_MS: an attempt that timed out would free the sender's connection
+      // before this receiver sees it close, and count twice here.
+      let quickArrived!: () => void;
+      const until = new Promise<void>((resolve) => (quickArrived = resolve));
+      ctx.receiver.plan('/stuck', [], { delayMs: TIMEOUT_MS / 4, until });
       const stuck = await register('/stuck');
       const quick = await register('/quick');
-      await Promise.all(Array.from({ length: 24 }, () => ping(stuck.id)));
-      await ctx.receiver.waitFor('/stuck', 1);
-      await ping(quick.id);
-      const [arrived] = await ctx.receiver.waitFor('/quick', 1);
-      // The quick one went out while the slow endpoint's messages were still waiting for answers…
-      expect(arrived.concurrent).toBeGreaterThan(0);
+      try {
+        await Promise.all(Array.from({ length: 24 }, () => ping(stuck.id)));
+        await ctx.receiver.waitFor('/stuck', 1);
+        await ping(quick.id);
+        const [arrived] = await ctx.receiver.waitFor('/quick', 1);
+        // The quick one went out while the slow endpoint's messages were still waiting for answers…
+        expect(arrived.concurrent).toBeGreaterThan(0);
+      } finally {
+        quickArrived();
+      }
       await ctx.receiver.waitFor('/stuck', 24);
       // …which never held more than 8 of the sender's connections at once.
       expect(ctx.receiver.peak('/stuck')).toBeGreaterThan(1);

@@ -31,3 +31,28 @@ export async function withStall<T>(work: () => Promise<T>): Promise<[T, number, 
     clearInterval(timer);
   }
 }
+
+/**
+ * Times every call of a promise-returning method until restored: the longest
+ * one, in ms. Another process (the database) is slow on a loaded machine
+ * while this one idles, which no stall shows: a bound on work that waits for
+ * such calls allows for how long they took.
+ */
+export function timeCalls<T extends object, K extends keyof T & string>(
+  object: T,
+  method: K,
+): { longestMs: () => number; restore: () => void } {
+  let longestMs = 0;
+  const real = object[method] as (...args: unknown[]) => Promise<unknown>;
+  const spy = jest
+    .spyOn(object as Record<string, (...args: unknown[]) => Promise<unknown>>, method)
+    .mockImplementation(async function (this: unknown, ...args: unknown[]) {
+      const started = performance.now();
+      try {
+        return await real.apply(this, args);
+      } finally {
+        longestMs = Math.max(longestMs, performance.now() - started);
+      }
+    });
+  return { longestMs: () => Math.round(longestMs), restore: () => spy.mockRestore() };
+}

@@ -18,6 +18,8 @@ export interface Answer {
   body?: string;
   headers?: Record<string, string>;
   delayMs?: number;
+  /** With `delayMs`: answered as soon as this settles, or after `delayMs` at the latest. */
+  until?: Promise<unknown>;
 }
 
 /**
@@ -62,12 +64,17 @@ export class WebhookReceiver {
           this.openByPath.set(path, (this.openByPath.get(path) ?? 1) - 1);
         };
         res.on('close', close);
-        setTimeout(() => {
+        const respond = () => {
           close();
           if (res.destroyed) return;
           res.writeHead(answer.status ?? 200, answer.headers ?? { 'content-type': 'text/plain' });
           res.end(answer.body ?? 'ok');
-        }, answer.delayMs ?? 0);
+        };
+        const timer = setTimeout(respond, answer.delayMs ?? 0);
+        void answer.until?.finally(() => {
+          clearTimeout(timer);
+          respond();
+        });
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));

@@ -149,17 +149,19 @@ describe('rate limiting', () => {
 
     it('answers without limiting (fail-open) and without waiting for Redis', async () => {
       const ip = clientIp();
+      // Per answer: its time less this process's stalls meanwhile. Waiting for Redis is idle
+      // time, which no stall hides; a busy machine's late timers and starved CPU are not that.
       const times: number[] = [];
-      const [, stallMs] = await withStall(async () => {
-        for (let i = 0; i < 10; i++) {
-          const started = Date.now();
-          await t.http().get(`${API}/tags`).set('X-Forwarded-For', ip).expect(200);
-          times.push(Date.now() - started);
-        }
-      });
+      for (let i = 0; i < 10; i++) {
+        const started = performance.now();
+        const [, stallMs] = await withStall(() =>
+          t.http().get(`${API}/tags`).set('X-Forwarded-For', ip).expect(200),
+        );
+        times.push(performance.now() - started - stallMs);
+      }
       // Waiting for Redis would cost its connect timeout (1 s) on every request; a
       // single slow answer on a busy machine (GC, scheduling) is not that.
-      expect(Math.max(...times)).toBeLessThan(1000 + stallMs);
+      expect(Math.max(...times)).toBeLessThan(1000);
       expect(times.sort((a, b) => a - b)[5]).toBeLessThan(250);
     });
   });
