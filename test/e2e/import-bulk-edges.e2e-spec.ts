@@ -73,17 +73,21 @@ describe('import bulk create: error paths', () => {
     (await t.http().get(`${API}${path}`).set(admin()).expect(200)).body as Json;
   const post = async (path: string, body: object): Promise<Json> =>
     (await t.http().post(`${API}${path}`).set(admin()).send(body).expect(201)).body as Json;
-  /** The source's events of March 2027 by UID, every status. */
+  /** The source's keyed events of March 2027 by UID, every status (its series' occurrences carry no key). */
   const byUid = async (): Promise<Record<string, Json>> => {
     const { events } = await get(
       `/events?external_source=agenda&start_date=${START}&end_date=2027-03-31&status=publish,draft,private,trash&per_page=50`,
     );
-    return Object.fromEntries((events as Json[]).map((e) => [e.external_id.id, e]));
+    return Object.fromEntries(
+      (events as Json[]).filter((e) => e.external_id !== null).map((e) => [e.external_id.id, e]),
+    );
   };
   const all = async (kind: 'venues' | 'organizers' | 'categories'): Promise<Json[]> =>
-    (await get(`/${kind}?per_page=100${kind === 'categories' ? '' : '&status=publish,draft,private,trash'}`))[
-      kind
-    ] as Json[];
+    (
+      await get(
+        `/${kind}?per_page=100${kind === 'categories' ? '' : '&status=publish,draft,private,trash'}`,
+      )
+    )[kind] as Json[];
   const count = async (sql: string): Promise<number> =>
     Number((await t.dataSource.query(sql))[0].n);
 
