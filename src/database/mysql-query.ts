@@ -49,8 +49,8 @@ type Query = (
  * listens to it (ours listen after), mysql2's promise wrapper (the callback is
  * what it wraps), and a copy of every result's rows (`Array.from`) that only a
  * structured result uses. TypeORM's share of a create's CPU profile went from
- * 4.9 to 2.4 % (docs/performance.md, Writes). The slow
- * query log, the `AfterQuery` subscribers (metrics, time-outs) and the errors
+ * 4.9 to 2.4 % (docs/performance.md, Writes). The slow-query log, the
+ * `AfterQuery` subscribers (metrics, time-outs) and the errors
  * (`QueryFailedError` around mysql2's own error) are TypeORM's. A runner not
  * yet connected, released, or with a `beforeQuery` subscriber takes TypeORM's
  * own path.
