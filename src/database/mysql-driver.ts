@@ -1,3 +1,5 @@
+import { leanMysqlQuery } from './mysql-query';
+
 /** The property a pooled connection keeps its promise wrapper in. */
 const WRAPPER = Symbol('promise wrapper');
 /** Marks the prototype whose `promise()` keeps wrappers. */
@@ -20,11 +22,14 @@ interface PooledConnection {
  * Writes). The wrapper holds no state of its own (each query makes its own
  * promise, its listeners are only its own), so one per connection serves
  * every statement; a call with another Promise implementation still gets a new one.
+ * Statements themselves skip the wrapper: TypeORM's runner sends them through
+ * `leanMysqlQuery` (mysql-query.ts).
  */
 export function loadMysqlDriver(): unknown {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mysql2 = require('mysql2') as { PoolConnection: PoolConnectionClass };
   keepPromiseWrappers(mysql2.PoolConnection);
+  leanMysqlQuery();
   return mysql2;
 }
 

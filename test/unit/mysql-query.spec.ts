@@ -1,0 +1,176 @@
+import { QueryFailedError } from 'typeorm';
+import { MysqlQueryRunner } from 'typeorm/driver/mysql/MysqlQueryRunner';
+import { QueryResult } from 'typeorm/query-runner/QueryResult';
+import { BroadcasterResult } from 'typeorm/subscriber/BroadcasterResult';
+import { loadMysqlDriver } from '../../src/database/mysql-driver';
+import { leanMysqlQuery } from '../../src/database/mysql-query';
+
+type Done = (error: Error | null, raw?: unknown) => void;
+interface AfterQuery {
+  query: string;
+  success: boolean;
+  executionTime?: number;
+  raw: unknown;
+  error: unknown;
+}
+
+/** A runner with the fields TypeORM's MysqlQueryRunner has, over a scripted connection. */
+class FakeRunner {
+  static originals = 0;
+  isReleased = false;
+  sent: unknown[][] = [];
+  after: AfterQuery[] = [];
+  slow: number[] = [];
+  reply: { error: Error | null; raw?: unknown } = { error: null, raw: [] };
+  databaseConnection?: { query: (...args: unknown[]) => void } = {
+    query: (...args: unknown[]) => {
+      this.sent.push(args.slice(0, -1));
+      const done = args[args.length - 1] as Done;
+      setImmediate(() => done(this.reply.error, this.reply.raw));
+    },
+  };
+  subscribers: Array<{ beforeQuery?: () => void }> = [];
+  dataSource = { subscribers: this.subscribers };
+  driver = {
+    options: { enableQueryTimeout: true, maxQueryExecutionTime: 30_000 },
+    dataSource: {
+      logger: {
+        logQuery: () => undefined,
+        logQueryError: () => undefined,
+        logQuerySlow: (time: number) => this.slow.push(time),
+      },
+    },
+  };
+  afterWork?: () => Promise<void>;
+  broadcaster = {
+    broadcastAfterQueryEvent: (
+      result: BroadcasterResult,
+      query: string,
+      _parameters: unknown,
+      success: boolean,
+      executionTime: number | undefined,
+      raw: unknown,
+      error: unknown,
+    ) => {
+      this.after.push({ query, success, executionTime, raw, error });
+      if (this.afterWork) result.promises.push(this.afterWork());
+    },
+  };
+
+  query(query: string, parameters?: unknown[], structured?: boolean): Promise<unknown> {
+    FakeRunner.originals++;
+    return Promise.resolve({ original: [query, parameters, structured] });
+  }
+}
+
+describe('leanMysqlQuery', () => {
+  beforeAll(() => {
+    leanMysqlQuery(FakeRunner);
+    leanMysqlQuery(FakeRunner); // idempotent: not wrapped twice
+  });
+  beforeEach(() => (FakeRunner.originals = 0));
+
+  it('sends the statement with its time-out and answers the raw result, after the subscribers saw it', async () => {
+    const runner = new FakeRunner();
+    const rows = [{ id: 1 }, { id: 2 }];
+    runner.reply = { error: null, raw: rows };
+    await expect(runner.query('SELECT ?', [1])).resolves.toBe(rows);
+    expect(runner.sent).toEqual([[{ sql: 'SELECT ?', timeout: 30_000 }, [1]]]);
+    expect(runner.after).toEqual([
+      {
+        query: 'SELECT ?',
+        success: true,
+        executionTime: expect.any(Number),
+        raw: rows,
+        error: undefined,
+      },
+    ]);
+    expect(FakeRunner.originals).toBe(0);
+  });
+
+  it('sends a plain string without parameters when there is no time-out', async () => {
+    const runner = new FakeRunner();
+    runner.driver.options = { enableQueryTimeout: false, maxQueryExecutionTime: 0 };
+    await runner.query('COMMIT');
+    expect(runner.sent).toEqual([['COMMIT']]);
+  });
+
+  it('answers TypeORM’s QueryResult when asked for a structured result', async () => {
+    const runner = new FakeRunner();
+    runner.reply = { error: null, raw: { affectedRows: 3, insertId: 0 } };
+    const result = (await runner.query('UPDATE t SET a = 1', [], true)) as QueryResult;
+    expect(result).toBeInstanceOf(QueryResult);
+    expect(result).toEqual(
+      Object.assign(new QueryResult(), {
+        raw: { affectedRows: 3, insertId: 0 },
+        records: [],
+        affected: 3,
+      }),
+    );
+    runner.reply = { error: null, raw: [{ id: 4 }] };
+    const rows = (await runner.query('SELECT 4', [], true)) as QueryResult;
+    expect([rows.records, rows.affected]).toEqual([[{ id: 4 }], undefined]);
+  });
+
+  it('rejects with a QueryFailedError around mysql2’s own error, reported to the subscribers as failed', async () => {
+    const runner = new FakeRunner();
+    const error = Object.assign(new Error('Duplicate entry'), {
+      code: 'ER_DUP_ENTRY',
+      errno: 1062,
+    });
+    runner.reply = { error };
+    const failure = (await runner
+      .query('INSERT x', [1])
+      .catch((e: unknown) => e)) as QueryFailedError;
+    expect(failure).toBeInstanceOf(QueryFailedError);
+    expect(failure.driverError).toBe(error);
+    expect([
+      failure.query,
+      failure.parameters,
+      (failure as unknown as { errno: number }).errno,
+    ]).toEqual(['INSERT x', [1], 1062]);
+    expect(runner.after).toEqual([
+      { query: 'INSERT x', success: false, executionTime: undefined, raw: undefined, error },
+    ]);
+  });
+
+  it('waits for the subscribers’ promises, and fails with theirs', async () => {
+    const runner = new FakeRunner();
+    let release!: () => void;
+    const waiting = new Promise<void>((resolve) => (release = resolve));
+    runner.afterWork = () => waiting;
+    let settled = false;
+    const answer = runner.query('SELECT 1').then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    release();
+    await answer;
+    expect(settled).toBe(true);
+    runner.afterWork = () => Promise.reject(new Error('subscriber failed'));
+    await expect(runner.query('SELECT 1')).rejects.toThrow('subscriber failed');
+  });
+
+  it('leaves a runner not connected, released or with a beforeQuery subscriber to TypeORM', async () => {
+    const unconnected = new FakeRunner();
+    unconnected.databaseConnection = undefined;
+    const released = new FakeRunner();
+    released.isReleased = true;
+    const listened = new FakeRunner();
+    listened.subscribers.push({ beforeQuery: () => undefined });
+    for (const runner of [unconnected, released, listened])
+      await expect(runner.query('SELECT 1', [2], true)).resolves.toEqual({
+        original: ['SELECT 1', [2], true],
+      });
+    expect(FakeRunner.originals).toBe(3);
+    expect([released.sent, listened.sent]).toEqual([[], []]);
+  });
+
+  it('is installed on TypeORM’s MysqlQueryRunner by loadMysqlDriver', () => {
+    loadMysqlDriver();
+    const query = MysqlQueryRunner.prototype.query;
+    loadMysqlDriver();
+    expect(MysqlQueryRunner.prototype.query).toBe(query);
+    expect(query.name).not.toBe('query');
+  });
+});
