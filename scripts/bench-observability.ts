@@ -46,6 +46,7 @@ import { hasTaskset, pinSelf, serviceReady, Server, startServer, stopAll } from 
 import { API } from './bench/request-sets';
 import { lossVerdict, median, medianInterval, percentOf, quantile } from './bench/round-stats';
 import { benchDatabaseEnv } from './shared/bench-database';
+import { mulberry32 } from './seed/prng';
 import { ensureBuilt, freePort } from './shared/process-tools';
 
 const ROOT = resolve(__dirname, '..');
@@ -197,7 +198,7 @@ async function main(): Promise<void> {
       });
     // Warm-up: JIT, caches, connections.
     for (const variant of variants) await load(variant.server as Server, 3);
-    const random = seededRandom(29);
+    const random = mulberry32(29); // the same shuffles on every run of the bench
     for (let round = 0; round < rounds; round++) {
       loads.push(loadavg()[0]);
       const line: string[] = [];
@@ -305,18 +306,6 @@ function parseModes(list: string): Mode[] {
     throw new Error(`unknown variants: ${unknown.join(', ')} (${MODES.join(', ')})`);
   // `off` is every ratio's reference.
   return MODES.filter((mode) => mode === 'off' || given.includes(mode));
-}
-
-/** Mulberry32: the same shuffles on every run of the bench. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function shuffled<T>(items: readonly T[], random: () => number): T[] {

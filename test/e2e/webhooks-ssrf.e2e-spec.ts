@@ -1,3 +1,4 @@
+import type { DataSource } from 'typeorm';
 import { WebhookEndpoint } from '../../src/webhooks/entities/webhook-endpoint.entity';
 import { API, errorBody } from './helpers/test-app';
 import { eventually, sleep, useWebhookApp } from './helpers/webhook-receiver';
@@ -10,6 +11,23 @@ import { eventually, sleep, useWebhookApp } from './helpers/webhook-receiver';
  * A refusal fails the delivery at its first attempt; a name that does not
  * resolve is retried along the schedule.
  */
+
+/** An endpoint stored as is, without the registration's checks of its URL. */
+function storedAsIs(dataSource: DataSource, url: string): Promise<WebhookEndpoint> {
+  const repo = dataSource.getRepository(WebhookEndpoint);
+  return repo.save(
+    repo.create({
+      url,
+      events: ['*'],
+      description: '',
+      enabled: true,
+      secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+      consecutiveFailures: 0,
+      createdAt: 0,
+      modifiedAt: 0,
+    }),
+  );
+}
 
 describe('webhooks: internal targets refused', () => {
   const ctx = useWebhookApp({
@@ -70,19 +88,7 @@ describe('webhooks: internal targets refused', () => {
 
   /** A ping to an endpoint stored as is (no registration check), and its delivery once failed. */
   const pingedUntilFailed = async (url: string) => {
-    const repo = ctx.t.dataSource.getRepository(WebhookEndpoint);
-    const endpoint = await repo.save(
-      repo.create({
-        url,
-        events: ['*'],
-        description: '',
-        enabled: true,
-        secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
-        consecutiveFailures: 0,
-        createdAt: 0,
-        modifiedAt: 0,
-      }),
-    );
+    const endpoint = await storedAsIs(ctx.t.dataSource, url);
     await ctx.t.http().post(`${API}/webhooks/${endpoint.id}/ping`).set(ctx.admin()).expect(202);
     const log = await eventually(
       async () =>
@@ -159,19 +165,7 @@ describe('webhooks: plain http:// refused at delivery once WEBHOOK_ALLOW_HTTP is
     ]);
 
     // Registered while WEBHOOK_ALLOW_HTTP was on.
-    const repo = ctx.t.dataSource.getRepository(WebhookEndpoint);
-    const endpoint = await repo.save(
-      repo.create({
-        url,
-        events: ['*'],
-        description: '',
-        enabled: true,
-        secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
-        consecutiveFailures: 0,
-        createdAt: 0,
-        modifiedAt: 0,
-      }),
-    );
+    const endpoint = await storedAsIs(ctx.t.dataSource, url);
     await ctx.t.http().post(`${API}/webhooks/${endpoint.id}/ping`).set(ctx.admin()).expect(202);
     await ctx.t.http().post(`${API}/tags`).set(ctx.admin()).send({ name: 'cleartext' }).expect(201);
     const deliveries = await eventually(
