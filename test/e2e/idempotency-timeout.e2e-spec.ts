@@ -4,8 +4,9 @@ import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
 
 /*
  * A create that outlives REQUEST_TIMEOUT_MS: the client gets 503, the write
- * still commits, and its answer is stored when it arrives, so a retry with
- * the key gets 409 while it runs and then the create's answer (docs/api.md §13).
+ * still commits with its key, so a retry with the key gets 409 while it runs
+ * and then the create's record as its answer, never a second create
+ * (docs/api.md §13).
  */
 describe('idempotent POST after a request time-out', () => {
   let t: TestApp;
