@@ -27,14 +27,21 @@ class AtomicBatchFailed extends Error {
   }
 }
 
+/** A run of creates the set-based path would not write as alone: its transaction rolls back with this. */
+class BulkRunRefused extends Error {
+  constructor(readonly counted: number) {
+    super('bulk run refused');
+  }
+}
+
 /**
  * `POST {api}/batch` (docs/api.md §18): runs each operation, in order,
  * through the route it names (OperationDispatcher), so each is authorised,
  * validated, rate limited, conditional and idempotent as alone. By default
  * each commits on its own; an atomic batch runs them all in one write
  * transaction (Writes.run), which their writes join (WriteRequest.batch),
- * and rolls it back at the first failure; there a run of plain event creates
- * is written as one set (BulkCreates), answered as through its routes.
+ * and rolls it back at the first failure. In both, a run of plain event
+ * creates is written as one set (BulkCreates), answered as through its routes.
  */
 @Injectable()
 export class BatchService {
@@ -54,9 +61,52 @@ export class BatchService {
     ctx.write?.bumps?.writesNothingItself();
     if (atomic) return this.runAtomic(operations, ctx, caller, req);
     const results: OperationAnswer[] = [];
-    for (const operation of operations)
-      results.push(await this.dispatcher.dispatch(operation, req, caller, {}));
+    for (let index = 0; index < operations.length;) {
+      const length = bulkRunLength(operations, index);
+      if (length > 0) {
+        const run = operations.slice(index, index + length);
+        results.push(...(await this.runCreatesOnTheirOwn(run, ctx, caller, req)));
+        index += length;
+      } else {
+        results.push(await this.dispatcher.dispatch(operations[index], req, caller, {}));
+        index++;
+      }
+    }
     return { atomic: false, failed_operation: null, results };
+  }
+
+  /**
+   * A run of plain event creates in a default batch: written as one set
+   * (BulkCreates) in one transaction when every create of it succeeds, which
+   * no client can tell from each committing on its own; when any would fail,
+   * nothing of the set is kept and each create runs through its route and
+   * commits on its own, so the others still succeed and every answer is its
+   * route's. The batch request's Idempotency-Key claim stays with the batch's
+   * answer, as for its operations sent one by one.
+   */
+  private async runCreatesOnTheirOwn(
+    run: OperationRequest[],
+    ctx: RequestContext,
+    caller: AuthUser,
+    req: Request,
+  ): Promise<OperationAnswer[]> {
+    let counted = 0;
+    try {
+      return await this.writes.run({ bumps: ctx.write?.bumps }, async (unit) => {
+        const bulk = await this.bulkCreates.run(run, new BatchTransaction(unit), ctx, caller, req);
+        if ('answers' in bulk) return bulk.answers;
+        throw new BulkRunRefused(bulk.counted);
+      });
+    } catch (error) {
+      if (!(error instanceof BulkRunRefused)) throw error;
+      counted = error.counted;
+    }
+    const answers: OperationAnswer[] = [];
+    for (const [index, operation] of run.entries()) {
+      const dispatched = index < counted ? { ...operation, counted: true } : operation;
+      answers.push(await this.dispatcher.dispatch(dispatched, req, caller, {}));
+    }
+    return answers;
   }
 
   /**
