@@ -2,8 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import type { AuthUser } from '../auth/auth-user';
 import { isRetryableConflict } from '../common/errors/database-errors';
-import { nameKeyOf } from '../common/text/name-key';
-import { parseList } from '../common/validation/input-parsing';
 import { locationOf } from '../common/http/location.interceptor';
 import type { RequestContext } from '../common/http/request-context';
 import { writeAnswer } from '../common/http/write-precondition';
@@ -18,7 +16,9 @@ import {
   WRITTEN_EVENT_ROWS,
 } from '../events/event-records.service';
 import { assertCanCreate } from '../posts/post-access';
+import type { Term } from '../terms/entities/term.entity';
 import { countedTermsOfNewEvent } from '../terms/term-counts';
+import type { TermRecord } from '../terms/term.mapper';
 import type { BatchTransaction } from '../writes/batch-transaction';
 import type { ChangeKind } from '../writes/change-kinds';
 import { ChangeTracker, mergeChanges, type TrackedChange } from '../writes/change-tracker';
@@ -64,14 +64,15 @@ function isPlainCreate(operation: OperationRequest): boolean {
 }
 
 /**
- * A run of event creates in an atomic batch (docs/api.md §18) written as one
- * set (EventBulkWrites.createMany) instead of through the route stack once
- * per operation: each body validated by the route's pipe, each operation
- * counted against the rate limit and authorised as alone, the events written
- * in a savepoint of the batch's transaction, their records read in one go
- * and each answered with the status, headers and body of its route. The
- * change listeners hear each operation's changes apart, and the batch numbers
- * them in the operations' order, as the same creates one by one.
+ * A run of event creates in a batch (docs/api.md §18) written as one set
+ * (EventBulkWrites.createMany) instead of through the route stack once per
+ * operation: each body validated by the route's pipe, each operation counted
+ * against the rate limit and authorised as alone, the events written in a
+ * savepoint of the transaction (the atomic batch's, or the run's own in a
+ * default batch), their records read in one go and each answered with the
+ * status, headers and body of its route, a term's count as after that create.
+ * The change listeners hear each operation's changes apart, and the batch
+ * numbers them in the operations' order, as the same creates one by one.
  *
  * Anything that would fail (validation, authorisation, a reference, the
  * budget) rolls the savepoint back and the batch runs the run operation by
@@ -109,8 +110,6 @@ export class BulkCreates {
     } catch {
       return { counted: await this.count(from, 1) };
     }
-    // Their answers and messages would show a shared term's count as after the whole run.
-    if (namesSharedTerms(inputs)) return { counted: 0 };
     const request: WriteRequest = { batch };
     const opCtx: RequestContext = { ...ctx, user: caller, precondition: undefined, write: request };
     let written: Written;
@@ -159,19 +158,23 @@ export class BulkCreates {
   ): Promise<Written> {
     const ids = await this.bulk.createMany(unit, inputs, ctx);
     const rows = await this.records.loadRows(unit.manager, ids);
-    // The webhook records of the events are rendered from these rows (WRITTEN_EVENT_ROWS).
-    unit.keep(WRITTEN_EVENT_ROWS, rows);
     const perOperation = changesPerOperation(ids, rows, unit.changes());
-    for (const changes of perOperation) await this.tracker.announce(unit, changes);
+    const laterCounts = countsOfLaterOperations(ids, rows);
+    for (const [index, changes] of perOperation.entries()) {
+      // The webhook records are rendered from these rows (WRITTEN_EVENT_ROWS), each term's
+      // count as after this create, as alone.
+      unit.keep(WRITTEN_EVENT_ROWS, rowsAsOf(rows, laterCounts[index]));
+      await this.tracker.announce(unit, changes);
+    }
     const records = new Map(
       this.records
         .mapRows(rows, ctx, () => ({ withJsonLd: true, withTranslations: false }))
         .map((record) => [record.id, record]),
     );
-    const answers = ids.map((id): OperationAnswer => {
+    const answers = ids.map((id, index): OperationAnswer => {
       const record = records.get(id);
       if (!record) throw new NotAsAlone();
-      const { answer, etag } = writeAnswer(record);
+      const { answer, etag } = writeAnswer(recordAsOf(record, laterCounts[index]));
       const location = locationOf(answer);
       return {
         status: 201,
@@ -214,8 +217,6 @@ function changesPerOperation(
     rows.links.organizerLinks.map((l) => [l.eventId, l.organizerId]),
   );
   const taken = new Set<string>();
-  // A term counted by two creates: each answer alone shows its count after that create only.
-  const countedBefore = new Set<number>();
   const perOperation = ids.map((id) => {
     const event = rows.events.get(id);
     if (!event) throw new NotAsAlone();
@@ -236,8 +237,7 @@ function changesPerOperation(
     });
     for (const termId of countedTermsOfNewEvent(event.status, termIds).sort((a, b) => a - b)) {
       const kind = termKinds.get(termId);
-      if (!kind || countedBefore.has(termId)) throw new NotAsAlone();
-      countedBefore.add(termId);
+      if (!kind) throw new NotAsAlone();
       changes.push({ kind, id: termId, action: 'updated' });
     }
     changes.push({ kind: 'event', id, action: 'created' });
@@ -251,32 +251,52 @@ function changesPerOperation(
 }
 
 /**
- * Whether two creates name one category or tag (by the same ID, or by names
- * that fold alike): each of their answers and webhook messages alone shows
- * the term's count after that create, which a set written at once cannot
- * give. Checked before writing; a name and an ID of one term, or names that
- * slug alike, are caught after it (changesPerOperation).
+ * For each create, how many of the creates after it count each term (a
+ * published event with it): what the term's count after the whole run holds
+ * beyond its count after that create.
  */
-function namesSharedTerms(inputs: readonly CreateEventDto[]): boolean {
-  const named = new Set<string>();
-  for (const input of inputs) {
-    const own = new Set<string>();
-    for (const [taxonomy, list] of [
-      ['category', input.categories],
-      ['tag', input.tags],
-    ] as const)
-      for (const value of parseList(list) ?? [])
-        own.add(
-          typeof value === 'number' || /^\d+$/.test(value)
-            ? `id:${Number(value)}`
-            : `${taxonomy}:${nameKeyOf(value.trim())}`,
-        );
-    for (const key of own) {
-      if (named.has(key)) return true;
-      named.add(key);
-    }
+function countsOfLaterOperations(ids: readonly number[], rows: EventRows): Map<number, number>[] {
+  const termIdsOf = idsByEvent(rows.links.termLinks.map((l) => [l.eventId, l.termId]));
+  const later = new Map<number, number>();
+  const counts: Map<number, number>[] = new Array<Map<number, number>>(ids.length);
+  for (let index = ids.length - 1; index >= 0; index--) {
+    counts[index] = new Map(later);
+    const event = rows.events.get(ids[index]);
+    for (const termId of countedTermsOfNewEvent(event?.status, termIdsOf.get(ids[index]) ?? []))
+      later.set(termId, (later.get(termId) ?? 0) + 1);
   }
-  return false;
+  return counts;
+}
+
+/** The rows with each term's count less what the creates after this one added. */
+function rowsAsOf(rows: EventRows, later: ReadonlyMap<number, number>): EventRows {
+  if (later.size === 0) return rows;
+  const terms = new Map(rows.terms);
+  for (const [termId, added] of later) {
+    const term = terms.get(termId);
+    if (term)
+      terms.set(
+        termId,
+        Object.assign(Object.create(Object.getPrototypeOf(term) as object) as Term, term, {
+          publishedCount: term.publishedCount - added,
+        }),
+      );
+  }
+  return { ...rows, terms };
+}
+
+/** The event's record with its categories' and tags' counts as after this create. */
+function recordAsOf<R extends { categories: TermRecord[]; tags: TermRecord[] }>(
+  record: R,
+  later: ReadonlyMap<number, number>,
+): R {
+  if (later.size === 0) return record;
+  const asOf = (terms: TermRecord[]) =>
+    terms.map((term) => {
+      const added = later.get(term.id);
+      return added ? { ...term, count: term.count - added } : term;
+    });
+  return { ...record, categories: asOf(record.categories), tags: asOf(record.tags) };
 }
 
 /** Linked IDs grouped by event, in the rows' order. */
