@@ -151,6 +151,8 @@ describe('batch: runs of creates written as one set', () => {
       organizer: (await post('/organizers', { organizer: 'Mojo' })).id as number,
     };
   };
+  const sendBatch = (atomic: boolean, operations: object[]) =>
+    ctx.t.http().post(`${API}/batch`).set(auth()).send({ atomic, operations });
   const cursor = async () => (await feedPage(ctx.t, {}, ctx.t.auth.administrator)).next_cursor;
   const feedSince = async (since: string) =>
     (await feedPage(ctx.t, { since, per_page: 100 }, ctx.t.auth.administrator)).changes.map(
@@ -209,12 +211,7 @@ describe('batch: runs of creates written as one set', () => {
       path: '/events',
       body: bodyOf(make, fixtures, index),
     }));
-    const res = await ctx.t
-      .http()
-      .post(`${API}/batch`)
-      .set(auth())
-      .send({ atomic: isAtomic, operations })
-      .expect(200);
+    const res = await sendBatch(isAtomic, operations).expect(200);
     const answer = res.body as { failed_operation: number | null; results: Answer[] };
     return {
       answer,
@@ -313,9 +310,7 @@ describe('batch: runs of creates written as one set', () => {
       const mark = await deliveryMark();
       const createMany = jest.spyOn(EventBulkWrites.prototype, 'createMany');
       let bulkRuns = 0;
-      const res = await Promise.resolve(
-        ctx.t.http().post(`${API}/batch`).set(auth()).send({ atomic: atomicBatch, operations }),
-      ).finally(() => {
+      const res = await Promise.resolve(sendBatch(atomicBatch, operations)).finally(() => {
         bulkRuns = createMany.mock.calls.length;
         createMany.mockRestore();
       });
@@ -362,12 +357,7 @@ describe('batch: runs of creates written as one set', () => {
       .set(auth())
       .send(operations[2].body)
       .expect(400);
-    const res = await ctx.t
-      .http()
-      .post(`${API}/batch`)
-      .set(auth())
-      .send({ atomic: true, operations })
-      .expect(200);
+    const res = await sendBatch(true, operations).expect(200);
     const rolledBack = {
       status: 424,
       headers: {},
@@ -399,12 +389,7 @@ describe('batch: runs of creates written as one set', () => {
       },
     }));
     statements = [];
-    const res = await ctx.t
-      .http()
-      .post(`${API}/batch`)
-      .set(auth())
-      .send({ atomic: true, operations })
-      .expect(200);
+    const res = await sendBatch(true, operations).expect(200);
     const sent = statements;
     statements = undefined;
     expect(res.body.results.map((r: Answer) => r.status)).toEqual(Array(100).fill(201));
