@@ -35,6 +35,7 @@ module.exports = {
   testTimeout: 60000,
   // Per-engine counts for CI (E2E_SUMMARY_FILE), which fails when one engine's half did not run.
   reporters: ['default', require('node:path').resolve(__dirname, 'e2e/setup/engine-summary.js')],
-  // Runs in the main process (tests run in band), so process.pid names this run's database.
+  // Both run in the main process (tests run in band), so process.pid names this run's database.
+  globalSetup: require('node:path').resolve(__dirname, 'e2e/setup/migrate-mysql-database.js'),
   globalTeardown: require('node:path').resolve(__dirname, 'e2e/setup/drop-mysql-database.js'),
 };

@@ -255,8 +255,8 @@ export const REASON_MESSAGES = {
     nl: '{name} moet uit 1 tot 64 tekens a-z, 0-9, ".", "_" en "-" bestaan.',
   },
   isExternalId: {
-    en: '{name} must be 1 to 255 characters without control characters.',
-    nl: '{name} moet uit 1 tot 255 tekens zonder stuurtekens bestaan.',
+    en: '{name} must be 1 to 255 characters without control characters, not ending in a space.',
+    nl: '{name} moet uit 1 tot 255 tekens zonder stuurtekens bestaan en mag niet op een spatie eindigen.',
   },
   keyMismatch: {
     en: '{name} must be left out or equal the key in the path.',

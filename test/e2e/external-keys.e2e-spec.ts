@@ -352,6 +352,7 @@ describe('external keys and upserts', () => {
       ['an id over 255 characters', { source: 'cms', id: 'x'.repeat(256) }, 'external_id.id'],
       ['an empty id', { source: 'cms', id: '' }, 'external_id.id'],
       ['an id with a control character', { source: 'cms', id: 'a\nb' }, 'external_id.id'],
+      ['an id ending in a space', { source: 'cms', id: 'a ' }, 'external_id.id'],
       ['a number as id', { source: 'cms', id: 7 }, 'external_id.id'],
       ['a text instead of an object', 'cms:1', 'external_id'],
       ['a list instead of an object', [{ source: 'cms', id: '1' }], 'external_id'],
@@ -367,6 +368,29 @@ describe('external keys and upserts', () => {
       // The same key through the path (percent-encoded `/` included) finds it.
       const replaced = await upsert('events', key.source, key.id, event).expect(200);
       expect(replaced.body.id).toBe(res.body.id);
+    });
+
+    it('never lets "a " reach the record of "a" (MariaDB compares PAD SPACE): 400, nothing written', async () => {
+      const held = await upsert('events', 'cms', 'a', event).expect(201);
+      const tag = (await ctx.t.http().get(`${API}/events/${held.body.id}`).set(auth())).headers
+        .etag;
+      for (const id of ['a ', 'a  ']) {
+        const res = await upsert('events', 'cms', id, { ...event, title: 'Overwritten' }).expect(
+          400,
+        );
+        expect(res.body).toEqual(invalid('id'));
+      }
+      const other = await create('events', { ...event, external_id: { source: 'cms', id: 'a ' } });
+      expect(other.status).toBe(400);
+      expect(other.body).toEqual(invalid('external_id.id'));
+      // A leading space is not padded: " a" is a key of its own on both engines.
+      const leading = await upsert('events', 'cms', ' a', event).expect(201);
+      expect(leading.body.id).not.toBe(held.body.id);
+      expect(leading.body.external_id).toEqual({ source: 'cms', id: ' a' });
+      const after = await ctx.t.http().get(`${API}/events/${held.body.id}`).set(auth()).expect(200);
+      expect(after.headers.etag).toBe(tag);
+      expect(after.body.title).toBe(event.title);
+      expect(await rowCount('events')).toBe(2);
     });
 
     it('names the path part or the body key that is wrong', async () => {

@@ -12,6 +12,14 @@ export const EXTERNAL_SOURCE_PATTERN = /^[a-z0-9._-]+$/;
 // eslint-disable-next-line no-control-regex
 export const EXTERNAL_ID_PATTERN = /^[^\u0000-\u001f\u007f-\u009f]+$/;
 
+/**
+ * A source ID has no space at its end: MariaDB's utf8mb4_bin is PAD SPACE and
+ * would find the key `a` for `a ` (SQLite would not), so both engines refuse it.
+ */
+function isExternalIdText(value: string): boolean {
+  return EXTERNAL_ID_PATTERN.test(value) && !value.endsWith(' ');
+}
+
 export function isExternalSource(value: unknown): value is string {
   return (
     typeof value === 'string' &&
@@ -22,9 +30,7 @@ export function isExternalSource(value: unknown): value is string {
 
 export function isExternalId(value: unknown): value is string {
   return (
-    typeof value === 'string' &&
-    [...value].length <= MAX_EXTERNAL_ID &&
-    EXTERNAL_ID_PATTERN.test(value)
+    typeof value === 'string' && [...value].length <= MAX_EXTERNAL_ID && isExternalIdText(value)
   );
 }
 
@@ -42,7 +48,7 @@ function IsExternalId(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
       name: 'isExternalId',
-      validator: { validate: (v) => typeof v !== 'string' || EXTERNAL_ID_PATTERN.test(v) },
+      validator: { validate: (v) => typeof v !== 'string' || isExternalIdText(v) },
     },
     options,
   );
@@ -58,7 +64,7 @@ export class ExternalKeyDto {
   @ApiProperty({ pattern: EXTERNAL_SOURCE_PATTERN.source, maxLength: MAX_EXTERNAL_SOURCE })
   source: string;
 
-  /** The record's ID in that source: 1–255 characters, no control characters. */
+  /** The record's ID in that source: 1–255 characters, no control characters, no space at the end. */
   @IsDefined()
   @IsText(MAX_EXTERNAL_ID)
   @IsExternalId()
