@@ -104,7 +104,9 @@ export async function findPostId<E extends PostEntity<T>, T extends PostTranslat
   language: Language,
 ): Promise<number> {
   if ('id' in ref) return ref.id;
-  if (ref.slug === '') return 0;
+  // No stored slug ends in a space (toSlug), but MySQL's PAD SPACE collations would let
+  // `jazz ` find `jazz`, which SQLite does not: both engines answer 404.
+  if (ref.slug === '' || ref.slug.endsWith(' ')) return 0;
   // One plain SELECT on the (language, slug) index for both languages: find()'s query
   // building cost more CPU than the query (docs/performance.md, reads by slug).
   const { select, slug, lang } = slugLookupOf(manager, table);

@@ -279,6 +279,29 @@ describe('events', () => {
       }
     });
 
+    it('finds no event by its slug with a space after it (MariaDB compares PAD SPACE)', async () => {
+      const created = await api.create(JAZZ).expect(201);
+      expect(created.body.slug).toBe('jazz-in-het-park');
+      for (const path of [
+        '/events/by-slug/jazz-in-het-park%20',
+        '/events/by-slug/jazz-in-het-park%20%20',
+      ]) {
+        expect((await api.get(path).expect(404)).body).toEqual(
+          errorBody('rest-event-not-found', 404),
+        );
+        const write = await t
+          .http()
+          .patch(`${API}${path}`)
+          .set('Authorization', t.auth.author)
+          .send({ title: 'Ander' })
+          .expect(404);
+        expect(write.body).toEqual(errorBody('rest-event-not-found', 404));
+      }
+      const after = await api.get('/events/by-slug/jazz-in-het-park').expect(200);
+      expect(after.body.title).toEqual(created.body.title);
+      expect(after.headers.etag).toBe(created.headers.etag);
+    });
+
     it('gives slugs from the title, unique per language with -2, -3', async () => {
       const slugs = [];
       for (const body of [
