@@ -19,7 +19,8 @@
  * `--first-byte-only` (for 1M events, with `--runs 0`): the default-window
  * feeds are left after their first event (after the calendar's head and the
  * VTIMEZONEs, so after the feed's zone query) instead of read to the end,
- * 5 s apart; both the first byte and the first event are timed.
+ * 5 s apart (`--feed-gap S` seconds: past 60 shows whether the content
+ * stamp is kept beyond a minute); both the first byte and the first event are timed.
  * `--feed-query Q` measures the feed of `/events.ics?Q` instead of the widest
  * (e.g. `--feed-query ''` for the default window); `--max-events N` sets the
  * service's ICAL_MAX_EVENTS. A measured feed refused with 400
@@ -170,6 +171,7 @@ async function main(): Promise<void> {
       'default-feeds': { type: 'string', default: '10' },
       'max-events': { type: 'string' },
       'read-only': { type: 'boolean', default: false },
+      'feed-gap': { type: 'string', default: '5' },
     },
   });
   const sqlitePath = values['sqlite-path'] && resolve(values['sqlite-path']);
@@ -253,8 +255,9 @@ async function main(): Promise<void> {
     const firstEvents: number[] = [];
     let etag = '';
     let defaultStatus = 0;
+    const gapMs = Number(values['feed-gap']) * 1000;
     for (let i = 0; i < Number(values['default-feeds']); i++) {
-      if (firstByteOnly) await new Promise((resolve) => setTimeout(resolve, 5000));
+      if (firstByteOnly) await new Promise((resolve) => setTimeout(resolve, gapMs));
       const result = await fetchFeed(port, `${API}/events.ics`, {}, firstByteOnly);
       defaultStatus = result.status;
       if ((result.status !== 200 && result.status !== 400) || !result.complete)

@@ -70,7 +70,7 @@ export class IcalFeedService {
   private lastBatchBytes = 64 * 1024;
   /** Each feed's VTIMEZONEs by its filters, stamped with the data version they were read at. */
   private readonly zoneTexts = new VersionStampedLru<string>(ZONE_CACHE_ENTRIES);
-  /** Each feed's content stamp by its filters, likewise: read again only after a write. */
+  /** Each feed's content stamp by its filters, likewise but past MAX_AGE_MS: read again only after a write. */
   private readonly contentStamps = new VersionStampedLru<FeedContentStamp>(ZONE_CACHE_ENTRIES);
   private readonly uidHost: string;
 
@@ -124,6 +124,9 @@ export class IcalFeedService {
    * 868k events of a 10-year window at 1M): a feed over ICAL_MAX_EVENTS is
    * refused first by its count alone (index only, 1.4 s there; the `/events`
    * total of the same filters, kept with it).
+   * Kept for as long as the version holds, not only MAX_AGE_MS: every write
+   * the aggregates can see writes change rows, which bump the version in
+   * their own transaction (ChangeTracker), so no bump can fail apart from them.
    */
   private async contentStampOf(
     filters: EventListFilters,
@@ -131,8 +134,8 @@ export class IcalFeedService {
     ctx: RequestContext,
   ): Promise<FeedContentStamp> {
     const key = JSON.stringify(filters);
-    const kept = this.contentStamps.get(key, version);
-    if (kept !== undefined) return kept;
+    const kept = this.contentStamps.lookup(key, version);
+    if (kept !== undefined) return kept.value;
     assertFeedSize(await this.events.matchCount(filters, ctx), this.config.icalMaxEvents);
     const stamp = await feedContentStamp(this.dataSource.manager, filters);
     this.contentStamps.set(key, stamp, version);

@@ -133,6 +133,39 @@ describe('the cost of a tag', () => {
   });
 });
 
+describe('a stamp kept while the data version holds', () => {
+  it('is not read again after a minute, and never outlives a linked record\'s change', async () => {
+    const { venueId, organizerId } = await listedEvent();
+    const aggregates = jest.spyOn(feedTag, 'feedContentStamp');
+    const realNow = Date.now.bind(Date);
+    let ahead = 0;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + ahead);
+    try {
+      const first = await snapshot(FEEDS[1]);
+      // Two minutes on, no write: the kept stamp answers (the 304 and the 200 alike).
+      ahead = 120_000;
+      await ics(FEEDS[1], undefined, { 'If-None-Match': first.etag }).expect(304);
+      expect(await snapshot(FEEDS[1])).toEqual(first);
+      expect(aggregates).toHaveBeenCalledTimes(1);
+      // A linked organizer's change, then a linked venue's: each time a new tag, the old one no 304.
+      await patch(`/organizers/${organizerId}`, { organizer: 'Mojo Concerts' });
+      const second = await snapshot(FEEDS[1]);
+      expect(second.etag).not.toBe(first.etag);
+      expect(second.text).toContain('Mojo Concerts');
+      ahead = 240_000;
+      await patch(`/venues/${venueId}`, { venue: 'Melkweg' });
+      const third = await snapshot(FEEDS[1]);
+      expect(third.etag).not.toBe(second.etag);
+      expect(third.text).toContain('Melkweg');
+      await ics(FEEDS[1], undefined, { 'If-None-Match': second.etag }).expect(200);
+      expect(aggregates).toHaveBeenCalledTimes(3);
+    } finally {
+      clock.mockRestore();
+      aggregates.mockRestore();
+    }
+  });
+});
+
 describe('a change of what a feed shows', () => {
   /** Each write changes the bytes of every feed (and the single event's), and so their ETags. */
   const changes: Array<[string, (ids: Awaited<ReturnType<typeof listedEvent>>) => Promise<void>]> =

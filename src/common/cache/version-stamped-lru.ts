@@ -19,7 +19,7 @@ export class VersionStampedLru<T> {
 
   constructor(
     private readonly maxEntries: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => Date.now(),
     /** Where hits and misses are counted (metrics). */
     private readonly stats?: CacheStats,
   ) {}
