@@ -1,0 +1,211 @@
+/**
+ * Instructions per create, counted by callgrind: load-independent, unlike
+ * CPU time on a shared machine.
+ *
+ *   npm run bench:instructions -- [--database-url mysql://…] [--entry dist/main.js]
+ *                                 [--warmup 300] [--requests 20] [--windows 3] [--out-dir DIR]
+ *
+ * Starts the built service under `valgrind --tool=callgrind` on a seeded
+ * database (`npm run seed -- --events 100000 …`), sends `--warmup` creates,
+ * then per window zeroes the counters (`callgrind_control -z`), sends exactly
+ * `--requests` creates one after the other from this process (outside
+ * valgrind) and dumps (`callgrind_control -d`). Prints instructions per
+ * create of each window and their median, all threads and the main thread
+ * alone (--separate-threads): the main thread runs the requests, V8's helper
+ * threads compile (TurboFan) and collect. After 30 warm-up creates the
+ * helpers still spent about half of all instructions compiling, so the
+ * default warm-up is 300. `--entry` takes another build
+ * (e.g. a copy of main's dist) for before/after. The events it creates are
+ * removed again (cleanupCreated). Dumps stay in --out-dir for callgrind_annotate.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_SECRET, editorToken } from './bench';
+import { sendRaw } from './bench/http';
+import { serviceReady, startServer, stopServer, type Server } from './bench/processes';
+import { BENCH_HOST, cleanupCreated, discoverBenchData, requestSets } from './bench/request-sets';
+import { freePort } from './shared/process-tools';
+
+const ROOT = resolve(__dirname, '..');
+
+interface Options {
+  databaseUrl: string;
+  entry: string;
+  warmup: number;
+  requests: number;
+  windows: number;
+  outDir: string;
+}
+
+function options(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'database-url': { type: 'string' },
+      entry: { type: 'string' },
+      warmup: { type: 'string' },
+      requests: { type: 'string' },
+      windows: { type: 'string' },
+      'out-dir': { type: 'string' },
+    },
+  });
+  const int = (name: string, value: string | undefined, fallback: number, max: number): number => {
+    const n = value === undefined ? fallback : Number(value);
+    if (!Number.isInteger(n) || n < 0 || n > max)
+      throw new Error(`--${name} must be an integer 0…${max}`);
+    return n;
+  };
+  const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL ?? '';
+  if (!databaseUrl.startsWith('mysql://'))
+    throw new Error('--database-url (or DATABASE_URL) must be mysql://…');
+  return {
+    databaseUrl,
+    entry: resolve(values.entry ?? join(ROOT, 'dist/main.js')),
+    warmup: int('warmup', values.warmup, 300, 10_000),
+    requests: Math.max(1, int('requests', values.requests, 20, 10_000)),
+    windows: Math.max(1, int('windows', values.windows, 3, 100)),
+    outDir: values['out-dir'] ?? mkdtempSync(join(tmpdir(), 'calendar-instr-')),
+  };
+}
+
+/** The instruction total (Ir) of one callgrind dump: its `summary:` or `totals:` line. */
+function dumpTotal(file: string): number {
+  const text = readFileSync(file, 'utf8');
+  const line = /^(?:summary|totals): (\d+)/m.exec(text);
+  if (!line) throw new Error(`no totals in ${file}`);
+  return Number(line[1]);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+async function main(): Promise<void> {
+  const opts = options(process.argv.slice(2));
+  mkdirSync(opts.outDir, { recursive: true });
+  const secret =
+    (process.env.AUTH_JWT_SECRET?.length ?? 0) >= 32
+      ? (process.env.AUTH_JWT_SECRET as string)
+      : DEFAULT_SECRET;
+  const siteZone = process.env.SITE_TIMEZONE || 'UTC';
+  const port = await freePort();
+  const { createConnection } = await import('mysql2/promise');
+  const db = await createConnection({
+    uri: opts.databaseUrl,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+  });
+  let server: Server | undefined;
+  try {
+    await cleanupCreated(db);
+    server = await startServer({
+      name: 'service under callgrind',
+      port,
+      node: 'valgrind',
+      args: [
+        '--tool=callgrind',
+        // V8 writes and rewrites machine code in anonymous memory.
+        '--smc-check=all-non-file',
+        // One dump per thread: the main thread (…-01) runs the requests; V8's helpers compile and collect.
+        '--separate-threads=yes',
+        `--callgrind-out-file=${join(opts.outDir, 'callgrind.out.%p')}`,
+        process.execPath,
+        opts.entry,
+      ],
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'production',
+        DATABASE_URL: opts.databaseUrl,
+        AUTH_JWT_SECRET: secret,
+        SITE_TIMEZONE: siteZone,
+        PUBLIC_SITE_URL: process.env.PUBLIC_SITE_URL || 'http://localhost:3000',
+        DEFAULT_LANGUAGE: process.env.DEFAULT_LANGUAGE || 'nl',
+        MAX_PER_PAGE: process.env.MAX_PER_PAGE || '50',
+        RATE_LIMIT_PER_MINUTE: '0',
+        LOG_LEVEL: 'warn',
+        PORT: String(port),
+      },
+      logFile: join(opts.outDir, 'service.log'),
+      ready: serviceReady,
+      timeoutMs: 900_000,
+    });
+    const pid = server.pid;
+    const data = await discoverBenchData(db, { siteZone, servicePort: port });
+    const create = requestSets(data, randomBytes(4).toString('hex')).find(
+      (set) => set.key === 'create',
+    );
+    if (!create?.body) throw new Error('no create set');
+    const body = create.body;
+    const token = await editorToken(secret);
+    let n = 0;
+    const send = async () => {
+      const response = await sendRaw({
+        port,
+        method: 'POST',
+        path: create.path,
+        body: body(n++, 'inst'),
+        headers: { host: BENCH_HOST, authorization: `Bearer ${token}` },
+        timeoutMs: 120_000,
+      });
+      if (response.status !== 201)
+        throw new Error(
+          `create answered ${response.status}: ${response.body.toString().slice(0, 300)}`,
+        );
+    };
+    for (let i = 0; i < opts.warmup; i++) await send();
+    const perCreate: number[] = [];
+    const mainPerCreate: number[] = [];
+    for (let w = 0; w < opts.windows; w++) {
+      execFileSync('callgrind_control', ['-z', String(pid)], { stdio: 'ignore' });
+      for (let i = 0; i < opts.requests; i++) await send();
+      const before = new Set(readdirSync(opts.outDir));
+      execFileSync('callgrind_control', ['-d', String(pid)], { stdio: 'ignore' });
+      const dumps = readdirSync(opts.outDir).filter(
+        (f) => f.startsWith('callgrind.out') && !before.has(f),
+      );
+      if (dumps.length === 0) throw new Error('callgrind_control -d wrote no dump');
+      const all = dumps.reduce((sum, f) => sum + dumpTotal(join(opts.outDir, f)), 0);
+      const mainDump = dumps.find((f) => f.endsWith('-01'));
+      const main = mainDump === undefined ? all : dumpTotal(join(opts.outDir, mainDump));
+      perCreate.push(all / opts.requests);
+      mainPerCreate.push(main / opts.requests);
+      console.log(
+        `window ${w + 1}: ${(perCreate[w] / 1e6).toFixed(2)} M instructions per create, ` +
+          `main thread ${(mainPerCreate[w] / 1e6).toFixed(2)} M (${dumps.length} thread dump(s))`,
+      );
+    }
+    const [events] = await db.query('SELECT COUNT(*) AS n FROM events');
+    console.log(
+      `entry ${opts.entry}; ${(events as Array<{ n: number }>)[0].n} events; warm-up ${opts.warmup}, ` +
+        `${opts.windows} × ${opts.requests} creates; load ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
+    );
+    const line = (what: string, values: number[]) =>
+      `${what}: median ${(median(values) / 1e6).toFixed(2)} M, min ${(Math.min(...values) / 1e6).toFixed(2)} M, ` +
+      `max ${(Math.max(...values) / 1e6).toFixed(2)} M`;
+    console.log(line('instructions per create, all threads', perCreate));
+    console.log(line('instructions per create, main thread', mainPerCreate));
+    console.log(`dumps in ${opts.outDir}`);
+  } finally {
+    await stopServer(server);
+    await cleanupCreated(db).catch(() => 0);
+    await db.end();
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(
+      `bench:instructions: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    process.exit(1);
+  });
+}
