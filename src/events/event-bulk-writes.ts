@@ -7,7 +7,7 @@ import {
   insertRow,
   insertRows,
   insertRowsReturningIds,
-} from '../database/entity-rows';
+} from '../database/entity-inserts';
 import { OrganizersService } from '../organizers/organizers.service';
 import { assertExternalKeysFree } from '../posts/external-keys';
 import { applyPostTexts, slugBaseOf } from '../posts/post-store';

@@ -5,7 +5,7 @@ import { CATEGORIES, TAGS, TaxonomyInfo } from '../terms/taxonomies';
 import { EventOrganizer } from './entities/event-organizer.entity';
 import { EventTerm } from './entities/event-term.entity';
 import { EventTranslation } from './entities/event-translation.entity';
-import { insertRows } from '../database/entity-rows';
+import { insertRows } from '../database/entity-inserts';
 import { lockRow } from '../database/row-lock';
 import { Event } from './entities/event.entity';
 import { EVENT_RECORD_COLUMNS, EVENT_RECORD_TEXTS, type EventRecordRow } from './event.mapper';

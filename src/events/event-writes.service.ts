@@ -2,7 +2,7 @@ import { preReadManager } from '../common/http/write-request';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
@@ -10,7 +10,7 @@ import type { Tagged } from '../common/http/tagged-record';
 import { assertPrecondition, writeAnswer } from '../common/http/write-precondition';
 import { nowEpoch } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
-import { insertRow } from '../database/entity-rows';
+import { insertRow } from '../database/entity-inserts';
 import type { WriteUnit } from '../writes/write-unit';
 import { Writes } from '../writes/writes.service';
 import { OrganizersService } from '../organizers/organizers.service';
@@ -37,7 +37,7 @@ import { EventLinkRows, EventRecordsService, WRITTEN_EVENT_ROWS } from './event-
 import { passwordKey } from './event-password';
 import { deleteEvent, EVENTS, LinkChanges, lockEventRow, writeEventLinks } from './event-store';
 import { namedTermIds, taxonomiesOf, termCountsMayMove, termIdsOf } from './event-term-writes';
-import { eventColumns } from './event-write';
+import { eventColumns, resolveParent } from './event-write';
 import type { EventRecord } from './event.mapper';
 import { RecurrenceService } from './recurrence/recurrence.service';
 
@@ -96,7 +96,7 @@ export class EventWrites {
       manager,
       termIdsOf(links).filter((id) => !checked.has(id)),
     );
-    const parentId = await this.resolveParent(manager, input.post_parent, undefined);
+    const parentId = await resolveParent(manager, input.post_parent, undefined);
     await assertExternalKeyFree(manager, Event, columns, undefined);
     const event = {
       id: await insertRow(manager, Event, {
@@ -179,7 +179,7 @@ export class EventWrites {
       manager,
       termIdsOf(links).filter((termId) => !checked.has(termId)),
     );
-    const parentId = await this.resolveParent(manager, input.post_parent, event.id);
+    const parentId = await resolveParent(manager, input.post_parent, event.id);
     if (links.venueId !== undefined) columns.venueId = links.venueId;
     if (parentId !== undefined) columns.parentId = parentId;
     const isOccurrence = event.seriesId !== null && event.seriesId !== event.id;
@@ -300,10 +300,6 @@ export class EventWrites {
     return this.recurrence.trashOccurrences(unit, event.id);
   }
 
-  /**
-   * Venue, organizers, categories and tags, in the body's order, inside the
-   * write's transaction; `checked`: the named terms' taxonomies, read already.
-   */
   /** The columns of a new event's row, from its body. */
   newColumns(input: CreateEventDto, ctx: RequestContext): Partial<Event> {
     return {
@@ -313,9 +309,11 @@ export class EventWrites {
   }
 
   /**
-   * The venue, organizers and terms a body names, resolved (new ones made).
-   * `deferred`: where the IDs of existing venues and organizers go to be
-   * checked later in one read (many creates at once); checked here without it.
+   * The venue, organizers and terms a body names, resolved (new ones made) in
+   * the body's order inside the write's transaction. `checked`: the named
+   * terms' taxonomies, read already; `deferred`: where the IDs of existing
+   * venues and organizers go to be checked later in one read (many creates at
+   * once); checked here without it.
    */
   async resolveLinks(
     unit: WriteUnit,
@@ -340,20 +338,6 @@ export class EventWrites {
     );
     const tagIds = await this.terms.resolveForEvent(unit, TAGS, input.tags, ctx, checked);
     return { venueId, organizerIds, categoryIds, tagIds };
-  }
-
-  /** `post_parent`: 0 clears it; otherwise an existing event other than this one (else 400). */
-  private async resolveParent(
-    manager: EntityManager,
-    value: number | undefined,
-    selfId: number | undefined,
-  ): Promise<number | null | undefined> {
-    if (value === undefined) return selfId === undefined ? null : undefined;
-    if (value === 0) return null;
-    if (value === selfId) throw ApiError.invalid('post_parent', 'ownParent');
-    if (!(await manager.exists(Event, { where: { id: value } })))
-      throw ApiError.invalid('post_parent', 'notFound');
-    return value;
   }
 
   /**

@@ -16,7 +16,7 @@ import { lockRow } from '../database/row-lock';
 import { ListPage } from '../common/pagination/list-page';
 import { nowEpoch } from '../common/time/dates';
 import type { appConfig } from '../config/app.config';
-import { insertRow } from '../database/entity-rows';
+import { insertRow } from '../database/entity-inserts';
 import { linkedEventChanges, touchLinkedEvents, unlinkEvents } from '../database/event-links';
 import type { WriteUnit } from '../writes/write-unit';
 import type { Writes } from '../writes/writes.service';

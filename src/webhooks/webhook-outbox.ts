@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { insertedId } from '../database/entity-rows';
+import { insertedId } from '../database/entity-inserts';
 import { DeferredRows, TransactionRead, type WriteUnit } from '../writes/write-unit';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { subscribes } from './message-types';

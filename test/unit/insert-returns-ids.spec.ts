@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { insertReturnsIds, mariaDbTakesReturning } from '../../src/database/entity-rows';
+import { insertReturnsIds, mariaDbTakesReturning } from '../../src/database/entity-inserts';
 
 /** A manager on an engine of this type whose server answers VERSION() with `version`. */
 const managerOf = (type: string, version = '') =>

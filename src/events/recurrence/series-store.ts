@@ -2,7 +2,7 @@ import { DateTime, FixedOffsetZone } from 'luxon';
 import { EntityManager, In } from 'typeorm';
 import { freeSlug, MAX_SLUG_LENGTH } from '../../posts/slugs';
 import { nowEpoch, parseZone } from '../../common/time/dates';
-import { insertRows } from '../../database/entity-rows';
+import { insertRows } from '../../database/entity-inserts';
 import { adjustTermCounts, countedTermsOfEvents } from '../../terms/term-counts';
 import type { WriteUnit } from '../../writes/write-unit';
 import { EventOrganizer } from '../entities/event-organizer.entity';
