@@ -23,7 +23,11 @@
  *                        [--variants off,metrics,…] [--before-entry DIR/main.js]
  *                        [--no-pin] [--profile DIR]
  *                        [--sqlite-path FILE] [--database-url mysql://…]
+ *   npm run bench:obs -- --instructions [--processes 2] [--warmup 300]
+ *                        [--requests 200] [--real-rps 1000] [--parallel 2] [--variants …]
  *
+ * --instructions counts instructions per list request under callgrind instead
+ * of timing (scripts/bench/obs-instructions.ts): what a loaded machine cannot blur.
  * --rate N sends N requests a second in all (open loop) instead of as fast as
  * answered: throughput is then the same and CPU per request tells the cost.
  * --before-entry runs every variant a second time on another build (e.g. a
@@ -140,7 +144,15 @@ async function main(): Promise<void> {
   };
   if (values.instructions) {
     try {
-      await instructionsMode(values, modes, modeEnv, serviceEnv, entries.current, events, collector);
+      await instructionsMode(
+        values,
+        modes,
+        modeEnv,
+        serviceEnv,
+        entries.current,
+        events,
+        collector,
+      );
     } finally {
       collector.close();
     }
@@ -347,7 +359,9 @@ async function instructionsMode(
       `${options.warmup} warm-up then ${options.requests} counted requests at ${options.connections} connections; ` +
       `a /metrics scrape counted once per ${scrapeEvery} requests (${String(values['real-rps'])} req/s × 15 s); ` +
       `Node ${process.version}; ${started.toISOString()}; load ${loadBefore.map((l) => l.toFixed(1)).join(' ')} → ` +
-      `${loadavg().map((l) => l.toFixed(1)).join(' ')} (counts do not depend on it); ` +
+      `${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (counts do not depend on it); ` +
       `collector stand-in: ${collector.requests()} OTLP requests; dumps in ${outDir}`,
   );
   printInstructions(figures, options);

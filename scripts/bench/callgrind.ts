@@ -32,7 +32,11 @@ export type Verdict = 'met' | 'missed' | 'undecided';
  * Missed: even its cheapest is > the costliest reference × (1 + target).
  * Otherwise the reference's own spread blurs it: undecided.
  */
-export function instructionVerdict(variant: number[], reference: number[], target: number): Verdict {
+export function instructionVerdict(
+  variant: number[],
+  reference: number[],
+  target: number,
+): Verdict {
   if (variant.length === 0 || reference.length === 0) throw new Error('no figures');
   const allowed = 1 + target;
   if (Math.max(...variant) <= Math.min(...reference) * allowed) return 'met';

@@ -74,7 +74,8 @@ function newDump(dir: string, prefix: string, known: Set<string>): number {
   const fresh = readdirSync(dir).filter(
     (name) => name.startsWith(prefix) && dumped(name) && !known.has(name),
   );
-  if (fresh.length !== 1) throw new Error(`expected one new dump of ${prefix}, found ${fresh.length}`);
+  if (fresh.length !== 1)
+    throw new Error(`expected one new dump of ${prefix}, found ${fresh.length}`);
   known.add(fresh[0]);
   return callgrindTotal(readFileSync(join(dir, fresh[0]), 'utf8'));
 }
@@ -155,7 +156,8 @@ export function countedPerRequest(figure: ProcessFigure, scrapeEvery: number): n
 export function printInstructions(figures: ProcessFigure[], options: InstructionOptions): void {
   const byMode = (mode: string) =>
     figures.filter((f) => f.mode === mode).sort((a, b) => a.index - b.index);
-  const counted = (mode: string) => byMode(mode).map((f) => countedPerRequest(f, options.scrapeEvery));
+  const counted = (mode: string) =>
+    byMode(mode).map((f) => countedPerRequest(f, options.scrapeEvery));
   const reference = [...counted('off'), ...counted('off-again')];
   const offMean = counted('off').reduce((a, b) => a + b, 0) / Math.max(1, counted('off').length);
   console.log(

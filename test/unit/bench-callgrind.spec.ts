@@ -1,8 +1,4 @@
-import {
-  callgrindTotal,
-  instructionVerdict,
-  relativeSpread,
-} from '../../scripts/bench/callgrind';
+import { callgrindTotal, instructionVerdict, relativeSpread } from '../../scripts/bench/callgrind';
 
 describe('bench callgrind helpers', () => {
   // The head and tail of a real dump (callgrind 3.x, `callgrind_control -d`).
