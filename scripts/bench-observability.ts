@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     options: {
       events: { type: 'string', default: '10000' },
       path: { type: 'string', default: '/events' },
-      connections: { type: 'string', default: '10' },
+      connections: { type: 'string' },
       rate: { type: 'string' },
       duration: { type: 'string', default: '2' },
       rounds: { type: 'string', default: '20' },
@@ -219,7 +219,7 @@ async function main(): Promise<void> {
         port: server.port,
         pid: server.pid,
         set,
-        connections: Number(values.connections),
+        connections: Number(values.connections ?? '10'),
         seconds: duration,
         rate,
         token: '',
@@ -258,7 +258,7 @@ async function main(): Promise<void> {
     const where = databaseUrl ? new URL(databaseUrl).pathname.slice(1) : sqlitePath;
     const size = databaseUrl ? 'as seeded' : `${events.toLocaleString('en')} events`;
     console.log(
-      `data: ${size} (${where}); GET ${values.path}; ${values.connections} connections, ` +
+      `data: ${size} (${where}); GET ${values.path}; ${values.connections ?? '10'} connections, ` +
         `${rate === undefined ? 'each sending when answered' : `${rate} requests/s in all`}; ` +
         `${rounds} rounds × ${seconds} s per variant, order shuffled per round; ` +
         `${pinned ? 'servers on core 0, load generator on core 1' : 'not pinned'}; Node ${process.version}`,
@@ -341,7 +341,9 @@ async function instructionsMode(
     processes: Number(values.processes),
     warmup: Number(values.warmup),
     requests: Number(values.requests),
-    connections: Number(values.connections),
+    // One at a time by default: a server ~50× slower resets a connection whose request
+    // waited past Node's 60 s headersTimeout behind the others.
+    connections: Number(values.connections ?? '1'),
     scrapeEvery,
     scrapes: 5,
     metricsToken: METRICS_TOKEN,
