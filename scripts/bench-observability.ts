@@ -23,7 +23,11 @@
  *                        [--variants off,metrics,…] [--before-entry DIR/main.js]
  *                        [--no-pin] [--profile DIR]
  *                        [--sqlite-path FILE] [--database-url mysql://…]
+ *   npm run bench:obs -- --instructions [--processes 2] [--warmup 300]
+ *                        [--requests 200] [--real-rps 1000] [--parallel 2] [--variants …]
  *
+ * --instructions counts instructions per list request under callgrind instead
+ * of timing (scripts/bench/obs-instructions.ts): what a loaded machine cannot blur.
  * --rate N sends N requests a second in all (open loop) instead of as fast as
  * answered: throughput is then the same and CPU per request tells the cost.
  * --before-entry runs every variant a second time on another build (e.g. a
@@ -48,6 +52,7 @@ import { lossVerdict, median, medianInterval, percentOf, quantile } from './benc
 import { benchDatabaseEnv } from './shared/bench-database';
 import { mulberry32 } from './seed/prng';
 import { ensureBuilt, freePort } from './shared/process-tools';
+import { measureInstructions, printInstructions } from './bench/obs-instructions';
 
 const ROOT = resolve(__dirname, '..');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -74,7 +79,7 @@ async function main(): Promise<void> {
     options: {
       events: { type: 'string', default: '10000' },
       path: { type: 'string', default: '/events' },
-      connections: { type: 'string', default: '10' },
+      connections: { type: 'string' },
       rate: { type: 'string' },
       duration: { type: 'string', default: '2' },
       rounds: { type: 'string', default: '20' },
@@ -84,6 +89,12 @@ async function main(): Promise<void> {
       profile: { type: 'string' },
       'sqlite-path': { type: 'string' },
       'database-url': { type: 'string' },
+      instructions: { type: 'boolean', default: false },
+      processes: { type: 'string', default: '2' },
+      requests: { type: 'string', default: '200' },
+      warmup: { type: 'string', default: '300' },
+      'real-rps': { type: 'string', default: '1000' },
+      parallel: { type: 'string', default: '2' },
     },
   });
   const events = Number(values.events);
@@ -121,6 +132,32 @@ async function main(): Promise<void> {
     // The instrumentations in place, no span recorded: what sampling cannot take away.
     'traces-none': { ...traces, OTEL_TRACES_SAMPLER: 'always_off' },
   };
+  const serviceEnv = {
+    ...(process.env as Record<string, string>),
+    ...dbEnv,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '0',
+    // A read-only load: one sender is enough, and it stays idle.
+    WEBHOOKS_WORKER: 'false',
+    AUTH_JWT_SECRET: 'calendar-bench-secret-long-enough-for-hs256-0123456789',
+  };
+  if (values.instructions) {
+    try {
+      await instructionsMode(
+        values,
+        modes,
+        modeEnv,
+        serviceEnv,
+        entries.current,
+        events,
+        collector,
+      );
+    } finally {
+      collector.close();
+    }
+    return;
+  }
   const variants: Variant[] = [
     ...modes.map((mode): Variant => ({ label: mode, mode, build: 'current', runs: [], pairs: [] })),
     ...(entries.before
@@ -149,17 +186,10 @@ async function main(): Promise<void> {
       ],
       core: pinned ? 0 : undefined,
       env: {
-        ...process.env,
-        ...dbEnv,
+        ...serviceEnv,
         ...modeEnv[variant.mode],
         PORT: String(port),
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'silent',
-        RATE_LIMIT_PER_MINUTE: '0',
-        // A read-only load: one sender is enough, and it stays idle.
-        WEBHOOKS_WORKER: 'false',
         DB_MIGRATIONS_RUN: migrated ? 'false' : 'true',
-        AUTH_JWT_SECRET: 'calendar-bench-secret-long-enough-for-hs256-0123456789',
       },
       logFile: join(logs, `${name}.log`),
       ready: serviceReady,
@@ -189,7 +219,7 @@ async function main(): Promise<void> {
         port: server.port,
         pid: server.pid,
         set,
-        connections: Number(values.connections),
+        connections: Number(values.connections ?? '10'),
         seconds: duration,
         rate,
         token: '',
@@ -228,7 +258,7 @@ async function main(): Promise<void> {
     const where = databaseUrl ? new URL(databaseUrl).pathname.slice(1) : sqlitePath;
     const size = databaseUrl ? 'as seeded' : `${events.toLocaleString('en')} events`;
     console.log(
-      `data: ${size} (${where}); GET ${values.path}; ${values.connections} connections, ` +
+      `data: ${size} (${where}); GET ${values.path}; ${values.connections ?? '10'} connections, ` +
         `${rate === undefined ? 'each sending when answered' : `${rate} requests/s in all`}; ` +
         `${rounds} rounds × ${seconds} s per variant, order shuffled per round; ` +
         `${pinned ? 'servers on core 0, load generator on core 1' : 'not pinned'}; Node ${process.version}`,
@@ -287,6 +317,56 @@ function printTable(variants: Variant[]): void {
         `${whole.p50.toFixed(2)} / ${whole.p99.toFixed(2)} | ${target} |`,
     );
   }
+}
+
+/** --instructions: instructions per request under callgrind (scripts/bench/obs-instructions.ts). */
+async function instructionsMode(
+  values: Record<string, string | boolean | undefined>,
+  modes: Mode[],
+  modeEnv: Record<Mode, Record<string, string>>,
+  serviceEnv: Record<string, string>,
+  entry: string,
+  events: number,
+  collector: { requests: () => number },
+): Promise<void> {
+  const outDir = mkdtempSync(join(tmpdir(), 'bench-obs-callgrind-'));
+  // A real deployment's scrape: every 15 s, at this many list requests a second.
+  const scrapeEvery = Number(values['real-rps']) * 15;
+  const options = {
+    entry,
+    variants: modes.map((mode) => ({ mode, env: modeEnv[mode] })),
+    // Migrations once, here, not inside valgrind.
+    baseEnv: { ...serviceEnv, DB_MIGRATIONS_RUN: 'false' },
+    path: `${API}${String(values.path)}`,
+    processes: Number(values.processes),
+    warmup: Number(values.warmup),
+    requests: Number(values.requests),
+    // One at a time by default: a server ~50× slower resets a connection whose request
+    // waited past Node's 60 s headersTimeout behind the others.
+    connections: Number(values.connections ?? '1'),
+    scrapeEvery,
+    scrapes: 5,
+    metricsToken: METRICS_TOKEN,
+    targets: TARGETS as Record<string, number>,
+    outDir,
+    parallel: Number(values.parallel),
+    log,
+  };
+  const loadBefore = loadavg();
+  const started = new Date();
+  const figures = await measureInstructions(options);
+  console.log(
+    `data: ${events.toLocaleString('en')} events; GET ${String(values.path)}; ` +
+      `${options.processes} fresh processes per variant under valgrind --tool=callgrind, ` +
+      `${options.warmup} warm-up then ${options.requests} counted requests at ${options.connections} connections; ` +
+      `a /metrics scrape counted once per ${scrapeEvery} requests (${String(values['real-rps'])} req/s × 15 s); ` +
+      `Node ${process.version}; ${started.toISOString()}; load ${loadBefore.map((l) => l.toFixed(1)).join(' ')} → ` +
+      `${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (counts do not depend on it); ` +
+      `collector stand-in: ${collector.requests()} OTLP requests; dumps in ${outDir}`,
+  );
+  printInstructions(figures, options);
 }
 
 /** The `off` of a variant's build: its reference in every pair. */
