@@ -29,6 +29,8 @@ import { sendRaw } from './bench/http';
 import { serviceReady, startServer, stopServer, type Server } from './bench/processes';
 import { BENCH_HOST, cleanupCreated, discoverBenchData, requestSets } from './bench/request-sets';
 import { freePort } from './shared/process-tools';
+import { callgrindTotal } from './bench/callgrind';
+import { median } from './bench/round-stats';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -72,19 +74,8 @@ function options(argv: string[]): Options {
   };
 }
 
-/** The instruction total (Ir) of one callgrind dump: its `summary:` or `totals:` line. */
-function dumpTotal(file: string): number {
-  const text = readFileSync(file, 'utf8');
-  const line = /^(?:summary|totals): (\d+)/m.exec(text);
-  if (!line) throw new Error(`no totals in ${file}`);
-  return Number(line[1]);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
+/** The instruction total (Ir) of one callgrind dump file. */
+const dumpTotal = (file: string): number => callgrindTotal(readFileSync(file, 'utf8'));
 
 async function main(): Promise<void> {
   const opts = options(process.argv.slice(2));
