@@ -24,7 +24,7 @@
  *                        [--no-pin] [--profile DIR]
  *                        [--sqlite-path FILE] [--database-url mysql://…]
  *   npm run bench:obs -- --instructions [--processes 2] [--warmup 300]
- *                        [--requests 200] [--real-rps 1000] [--parallel 2] [--variants …]
+ *                        [--requests 200] [--real-rps 1000] [--idle-seconds 20] [--parallel 2] [--variants …]
  *
  * --instructions counts instructions per list request under callgrind instead
  * of timing (scripts/bench/obs-instructions.ts): what a loaded machine cannot blur.
@@ -94,6 +94,7 @@ async function main(): Promise<void> {
       requests: { type: 'string', default: '200' },
       warmup: { type: 'string', default: '300' },
       'real-rps': { type: 'string', default: '1000' },
+      'idle-seconds': { type: 'string', default: '20' },
       parallel: { type: 'string', default: '2' },
     },
   });
@@ -346,6 +347,8 @@ async function instructionsMode(
     connections: Number(values.connections ?? '1'),
     scrapeEvery,
     scrapes: 5,
+    idleSeconds: Number(values['idle-seconds']),
+    realRps: Number(values['real-rps']),
     metricsToken: METRICS_TOKEN,
     targets: TARGETS as Record<string, number>,
     outDir,
@@ -360,6 +363,7 @@ async function instructionsMode(
       `${options.processes} fresh processes per variant under valgrind --tool=callgrind, ` +
       `${options.warmup} warm-up then ${options.requests} counted requests at ${options.connections} connections; ` +
       `a /metrics scrape counted once per ${scrapeEvery} requests (${String(values['real-rps'])} req/s × 15 s); ` +
+      `timer work measured over ${String(values['idle-seconds'])} idle seconds, taken out of the window and shared as one real second over ${String(values['real-rps'])} requests; ` +
       `Node ${process.version}; ${started.toISOString()}; load ${loadBefore.map((l) => l.toFixed(1)).join(' ')} → ` +
       `${loadavg()
         .map((l) => l.toFixed(1))

@@ -1,4 +1,5 @@
 import { callgrindTotal, instructionVerdict, relativeSpread } from '../../scripts/bench/callgrind';
+import { countedPerRequest } from '../../scripts/bench/obs-instructions';
 
 describe('bench callgrind helpers', () => {
   // The head and tail of a real dump (callgrind 3.x, `callgrind_control -d`).
@@ -50,5 +51,44 @@ describe('bench callgrind helpers', () => {
 
   it('gives the relative spread of fresh processes', () => {
     expect(relativeSpread([1000, 1004, 1002])).toBeCloseTo(0.004, 10);
+  });
+});
+
+describe('bench:obs --instructions, a figure as a real deployment counts it', () => {
+  const options = { scrapeEvery: 15_000, realRps: 1_000, requests: 200 };
+
+  it("takes the slow window's timer work out and shares one real second of it over realRps requests", () => {
+    // 200 requests took 60 s under valgrind; timers cost 1 M Ir a second idle.
+    const figure = {
+      mode: 'metrics',
+      index: 1,
+      perRequest: 20_000_000,
+      windowSeconds: 60,
+      idlePerSecond: 1_000_000,
+    };
+    expect(countedPerRequest(figure, options)).toBe(20_000_000 - 300_000 + 1_000);
+  });
+
+  it('adds one scrape per scrapeEvery requests', () => {
+    const figure = {
+      mode: 'metrics',
+      index: 1,
+      perRequest: 1_000_000,
+      windowSeconds: 0,
+      idlePerSecond: 0,
+      perScrape: 15_000_000,
+    };
+    expect(countedPerRequest(figure, options)).toBe(1_001_000);
+  });
+
+  it('leaves a process without timer work or scrapes as counted', () => {
+    const figure = {
+      mode: 'off',
+      index: 1,
+      perRequest: 19_000_000,
+      windowSeconds: 55,
+      idlePerSecond: 0,
+    };
+    expect(countedPerRequest(figure, options)).toBe(19_000_000);
   });
 });
