@@ -23,7 +23,7 @@
  *                        [--variants off,metrics,…] [--before-entry DIR/main.js]
  *                        [--no-pin] [--profile DIR]
  *                        [--sqlite-path FILE] [--database-url mysql://…]
- *   npm run bench:obs -- --instructions [--processes 2] [--warmup 300]
+ *   npm run bench:obs -- --instructions [--processes 2] [--warmup 1500]
  *                        [--requests 200] [--real-rps 1000] [--idle-seconds 20] [--parallel 2] [--variants …]
  *
  * --instructions counts instructions per list request under callgrind instead
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
       instructions: { type: 'boolean', default: false },
       processes: { type: 'string', default: '2' },
       requests: { type: 'string', default: '200' },
-      warmup: { type: 'string', default: '300' },
+      warmup: { type: 'string', default: '1500' },
       'real-rps': { type: 'string', default: '1000' },
       'idle-seconds': { type: 'string', default: '20' },
       parallel: { type: 'string', default: '2' },

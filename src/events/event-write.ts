@@ -1,5 +1,3 @@
-import type { EntityManager } from 'typeorm';
-import { ApiError } from '../common/errors/api-error';
 import { externalKeyColumns } from '../posts/external-keys';
 import { costStrings, costToStorage } from './cost';
 import type { UpdateEventDto } from './dto/update-event.dto';
@@ -40,18 +38,4 @@ export function eventColumns(
   return Object.fromEntries(
     Object.entries(columns).filter(([, value]) => value !== undefined),
   ) as Partial<Event>;
-}
-
-/** `post_parent`: 0 clears it; otherwise an existing event other than this one (else 400). */
-export async function resolveParent(
-  manager: EntityManager,
-  value: number | undefined,
-  selfId: number | undefined,
-): Promise<number | null | undefined> {
-  if (value === undefined) return selfId === undefined ? null : undefined;
-  if (value === 0) return null;
-  if (value === selfId) throw ApiError.invalid('post_parent', 'ownParent');
-  if (!(await manager.exists(Event, { where: { id: value } })))
-    throw ApiError.invalid('post_parent', 'notFound');
-  return value;
 }

@@ -37,7 +37,8 @@ import { EventLinkRows, EventRecordsService, WRITTEN_EVENT_ROWS } from './event-
 import { passwordKey } from './event-password';
 import { deleteEvent, EVENTS, LinkChanges, lockEventRow, writeEventLinks } from './event-store';
 import { namedTermIds, taxonomiesOf, termCountsMayMove, termIdsOf } from './event-term-writes';
-import { eventColumns, resolveParent } from './event-write';
+import { resolveParent } from './event-parent';
+import { eventColumns } from './event-write';
 import type { EventRecord } from './event.mapper';
 import { RecurrenceService } from './recurrence/recurrence.service';
 
