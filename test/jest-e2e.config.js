@@ -1,5 +1,9 @@
 // Every e2e test runs on the embedded SQLite database and, when TEST_DATABASE_URL
 // names a MySQL/MariaDB test database, on that one too (CI sets it).
+// Names this run's MySQL test database (mysqlTestUrl in helpers/test-app.ts). Set here, in
+// jest's main process, so the global set-up and teardown and every worker see the same ID.
+process.env.E2E_RUN_ID ||= String(process.pid);
+
 const swaggerPlugin = { path: '<rootDir>/test/swagger-plugin-transformer.js' };
 
 const base = {
@@ -35,7 +39,11 @@ module.exports = {
   testTimeout: 60000,
   // Per-engine counts for CI (E2E_SUMMARY_FILE), which fails when one engine's half did not run.
   reporters: ['default', require('node:path').resolve(__dirname, 'e2e/setup/engine-summary.js')],
-  // Both run in the main process (tests run in band), so process.pid names this run's database.
+  // The suites run one at a time (npm run test:e2e: --maxWorkers=1) in a worker, not in jest's
+  // main process: a file's app, modules and compiled code are not all freed when it ends, and in
+  // one process for every suite the heap passed 3.7 GB and aborted (CI, Node 20). The worker is
+  // replaced when it holds more than this after a file.
+  workerIdleMemoryLimit: '1GB',
   globalSetup: require('node:path').resolve(__dirname, 'e2e/setup/migrate-mysql-database.js'),
   globalTeardown: require('node:path').resolve(__dirname, 'e2e/setup/drop-mysql-database.js'),
 };

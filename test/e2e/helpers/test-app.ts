@@ -37,7 +37,11 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
-export function tokenFor(user: { id: number; role: string }, secret = TEST_SECRET, expiresIn = '1h'): Promise<string> {
+export function tokenFor(
+  user: { id: number; role: string },
+  secret = TEST_SECRET,
+  expiresIn = '1h',
+): Promise<string> {
   return new SignJWT({ role: user.role })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(String(user.id))
@@ -81,7 +85,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   await reset();
 
   const auth = {} as Record<UserName, string>;
-  for (const [name, user] of Object.entries(USERS)) auth[name as UserName] = `Bearer ${await tokenFor(user)}`;
+  for (const [name, user] of Object.entries(USERS))
+    auth[name as UserName] = `Bearer ${await tokenFor(user)}`;
 
   return {
     app,
@@ -95,22 +100,31 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
 }
 
 /**
- * The MySQL database of this jest process: TEST_DATABASE_URL's database name
- * plus the process ID, so parallel runs never empty each other's tables
- * (the global teardown drops it).
+ * The MySQL database of this jest run: TEST_DATABASE_URL's database name plus the run's ID
+ * (E2E_RUN_ID, set by test/jest-e2e.config.js in jest's main process and inherited by its
+ * workers), so parallel runs never empty each other's tables. The global set-up migrates it
+ * and the global teardown drops it.
  */
-export function mysqlTestUrl(pid = process.pid): { url: string; database: string; serverUrl: string } {
+export function mysqlTestUrl(): { url: string; database: string; serverUrl: string } {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set for the mysql project');
   const parsed = new URL(url);
   const base = parsed.pathname.replace(/^\//, '');
   // Tests empty every table: refuse anything that is not plainly a test database.
-  if (!/test/i.test(base)) throw new Error(`Refusing to run tests on "${base}": its name must contain "test"`);
-  const database = `${base}_${pid}`;
+  if (!/test/i.test(base))
+    throw new Error(`Refusing to run tests on "${base}": its name must contain "test"`);
+  const database = `${base}_${e2eRunId()}`;
   parsed.pathname = `/${database}`;
   const server = new URL(url);
   server.pathname = '/';
   return { url: parsed.toString(), database, serverUrl: server.toString() };
+}
+
+function e2eRunId(): string {
+  const id = process.env.E2E_RUN_ID;
+  if (!id)
+    throw new Error('E2E_RUN_ID is not set: run the e2e suites with test/jest-e2e.config.js');
+  return id;
 }
 
 async function prepareMysql(): Promise<string> {
@@ -123,13 +137,14 @@ async function prepareMysql(): Promise<string> {
   return url;
 }
 
-
 async function emptyTables(dataSource: DataSource): Promise<void> {
   // One connection: FOREIGN_KEY_CHECKS is a session setting.
   const runner = dataSource.createQueryRunner();
   try {
     // data_version is kept and bumped: cached list totals must not survive the reset.
-    const tables = dataSource.entityMetadatas.map((m) => m.tableName).filter((t) => t !== 'data_version');
+    const tables = dataSource.entityMetadatas
+      .map((m) => m.tableName)
+      .filter((t) => t !== 'data_version');
     if (dataSource.options.type === 'mysql') {
       await runner.query('SET FOREIGN_KEY_CHECKS = 0');
       // TRUNCATE rebuilds the full-text index: without stop words, as the migration built it.
@@ -150,7 +165,12 @@ async function emptyTables(dataSource: DataSource): Promise<void> {
 }
 
 /** The contract's error body, for exact assertions. */
-export function errorBody(code: string, status: number, params?: unknown, extra: Record<string, unknown> = {}) {
+export function errorBody(
+  code: string,
+  status: number,
+  params?: unknown,
+  extra: Record<string, unknown> = {},
+) {
   return {
     code,
     message: expect.any(String),

@@ -9,6 +9,6 @@ module.exports = async () => {
   const server = new URL(url);
   server.pathname = '/';
   const connection = await createConnection({ uri: server.toString() });
-  await connection.query(`DROP DATABASE IF EXISTS \`${base}_${process.pid}\``);
+  await connection.query(`DROP DATABASE IF EXISTS \`${base}_${process.env.E2E_RUN_ID}\``);
   await connection.end();
 };

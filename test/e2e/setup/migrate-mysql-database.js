@@ -10,7 +10,7 @@ module.exports = async () => {
   const parsed = new URL(url);
   const base = parsed.pathname.replace(/^\//, '');
   if (!/test/i.test(base)) return; // mysqlTestUrl refuses it with a clear message
-  const database = `${base}_${process.pid}`;
+  const database = `${base}_${process.env.E2E_RUN_ID}`;
   const server = new URL(url);
   server.pathname = '/';
   const connection = await createConnection({ uri: server.toString() });
