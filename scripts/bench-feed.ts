@@ -37,7 +37,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RowDataPacket } from 'mysql2/promise';
-import { DEFAULT_SECRET as SECRET, editorToken } from './bench';
+import { editorToken } from './bench';
+import { DEFAULT_SECRET as SECRET } from './shared/service-env';
 import { aggregate, percentile, RunResult, runLoad } from './bench/load';
 import {
   hasTaskset,

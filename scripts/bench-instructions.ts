@@ -24,11 +24,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_SECRET, editorToken } from './bench';
+import { editorToken } from './bench';
 import { sendRaw } from './bench/http';
 import { serviceReady, startServer, stopServer, type Server } from './bench/processes';
 import { BENCH_HOST, cleanupCreated, discoverBenchData, requestSets } from './bench/request-sets';
 import { freePort } from './shared/process-tools';
+import { benchSettings, serviceEnv, settingsEnv } from './shared/service-env';
 import { callgrindTotal } from './bench/callgrind';
 import { median } from './bench/round-stats';
 
@@ -80,11 +81,8 @@ const dumpTotal = (file: string): number => callgrindTotal(readFileSync(file, 'u
 async function main(): Promise<void> {
   const opts = options(process.argv.slice(2));
   mkdirSync(opts.outDir, { recursive: true });
-  const secret =
-    (process.env.AUTH_JWT_SECRET?.length ?? 0) >= 32
-      ? (process.env.AUTH_JWT_SECRET as string)
-      : DEFAULT_SECRET;
-  const siteZone = process.env.SITE_TIMEZONE || 'UTC';
+  const settings = benchSettings();
+  const { secret, siteZone } = settings;
   const port = await freePort();
   const { createConnection } = await import('mysql2/promise');
   const db = await createConnection({
@@ -109,20 +107,11 @@ async function main(): Promise<void> {
         process.execPath,
         opts.entry,
       ],
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        NODE_ENV: 'production',
+      env: serviceEnv(secret, {
         DATABASE_URL: opts.databaseUrl,
-        AUTH_JWT_SECRET: secret,
-        SITE_TIMEZONE: siteZone,
-        PUBLIC_SITE_URL: process.env.PUBLIC_SITE_URL || 'http://localhost:3000',
-        DEFAULT_LANGUAGE: process.env.DEFAULT_LANGUAGE || 'nl',
-        MAX_PER_PAGE: process.env.MAX_PER_PAGE || '50',
-        RATE_LIMIT_PER_MINUTE: '0',
-        LOG_LEVEL: 'warn',
+        ...settingsEnv(settings),
         PORT: String(port),
-      },
+      }),
       logFile: join(opts.outDir, 'service.log'),
       ready: serviceReady,
       timeoutMs: 900_000,

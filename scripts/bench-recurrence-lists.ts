@@ -25,7 +25,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DateTime } from 'luxon';
 import type { RowDataPacket } from 'mysql2/promise';
-import { editorToken, DEFAULT_SECRET } from './bench';
+import { editorToken } from './bench';
 import { sendRaw } from './bench/http';
 import { aggregate, Aggregate, RunResult, runLoad } from './bench/load';
 import {
@@ -40,6 +40,7 @@ import {
 import { fixed, table } from './bench/report';
 import { API, BENCH_HOST, RequestSet } from './bench/request-sets';
 import { ensureBuilt, freePort } from './shared/process-tools';
+import { benchSettings, serviceEnv, settingsEnv } from './shared/service-env';
 
 const ROOT = resolve(__dirname, '..');
 const SIDES = ['one-off', 'series'] as const;
@@ -125,10 +126,8 @@ async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const log = (line: string) => console.log(line);
   const entry = ensureBuilt(ROOT, log);
-  const secret =
-    (process.env.AUTH_JWT_SECRET?.length ?? 0) >= 32
-      ? (process.env.AUTH_JWT_SECRET as string)
-      : DEFAULT_SECRET;
+  const settings = benchSettings();
+  const { secret } = settings;
   const pinned = options.pin && hasTaskset() && cpus().length >= 2;
   const logDir = mkdtempSync(join(tmpdir(), 'calendar-bench-lists-'));
   const start = DateTime.fromISO(`${options.month}-01`, { zone: 'UTC' });
@@ -164,22 +163,15 @@ async function main(): Promise<number> {
         name: side,
         port,
         args: [entry],
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          NODE_ENV: 'production',
+        env: serviceEnv(secret, {
+          ...settingsEnv(settings),
+          // The same cap on both sides, whatever the caller's MAX_PER_PAGE.
+          MAX_PER_PAGE: '50',
           PORT: String(port),
           DATABASE_URL: options.urls[side],
           // Read only: no migrations.
           DB_MIGRATIONS_RUN: 'false',
-          AUTH_JWT_SECRET: secret,
-          SITE_TIMEZONE: process.env.SITE_TIMEZONE || 'UTC',
-          PUBLIC_SITE_URL: process.env.PUBLIC_SITE_URL || 'http://localhost:3000',
-          DEFAULT_LANGUAGE: process.env.DEFAULT_LANGUAGE || 'nl',
-          MAX_PER_PAGE: '50',
-          RATE_LIMIT_PER_MINUTE: '0',
-          LOG_LEVEL: 'warn',
-        },
+        }),
         core: pinned ? 0 : undefined,
         logFile: join(logDir, `${side}.log`),
         ready: serviceReady,

@@ -34,6 +34,7 @@ import { SignJWT } from 'jose';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { Comparison, compareServers } from './bench/compare';
 import { ensureBuilt, freePort } from './shared/process-tools';
+import { benchSettings, BenchSettings, serviceEnv, settingsEnv } from './shared/service-env';
 import { aggregate, Aggregate, RunResult, runLoad } from './bench/load';
 import {
   baselineReady,
@@ -66,7 +67,6 @@ import {
 } from './bench/request-sets';
 
 const ROOT = resolve(__dirname, '..');
-export const DEFAULT_SECRET = 'calendar-bench-secret-long-enough-for-hs256-0123456789';
 /** The sizes of --scaling: database calendar_bench_<name>. */
 const SCALING_SIZES: Record<string, number> = {
   '1k': 1_000,
@@ -264,15 +264,6 @@ function databaseName(url: string): string {
 
 /* ---- servers ---- */
 
-
-interface Settings {
-  secret: string;
-  siteZone: string;
-  publicSiteUrl: string;
-  defaultLanguage: string;
-  maxPerPage: string;
-}
-
 interface Pair {
   ours: Server;
   baseline: Server;
@@ -289,25 +280,15 @@ interface Files {
 /** The service and the two reference servers, on the same database and settings. */
 async function startPair(
   databaseUrl: string,
-  settings: Settings,
+  settings: BenchSettings,
   files: Files,
   core: number | undefined,
   tag: string,
 ): Promise<Pair> {
-  // Only what the servers need: nothing of the caller's environment or a .env file.
-  const common = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    NODE_ENV: 'production',
+  const common = serviceEnv(settings.secret, {
     DATABASE_URL: databaseUrl,
-    AUTH_JWT_SECRET: settings.secret,
-    SITE_TIMEZONE: settings.siteZone,
-    PUBLIC_SITE_URL: settings.publicSiteUrl,
-    DEFAULT_LANGUAGE: settings.defaultLanguage,
-    MAX_PER_PAGE: settings.maxPerPage,
-    RATE_LIMIT_PER_MINUTE: '0',
-    LOG_LEVEL: 'warn',
-  };
+    ...settingsEnv(settings),
+  });
   const oursPort = await freePort();
   const ours = await startServer({
     name: 'service',
@@ -500,16 +481,7 @@ export async function runBench(
   options: BenchOptions,
   log: (line: string) => void = (l) => console.log(l),
 ): Promise<BenchReport> {
-  const settings: Settings = {
-    secret:
-      (process.env.AUTH_JWT_SECRET?.length ?? 0) >= 32
-        ? (process.env.AUTH_JWT_SECRET as string)
-        : DEFAULT_SECRET,
-    siteZone: process.env.SITE_TIMEZONE || 'UTC',
-    publicSiteUrl: process.env.PUBLIC_SITE_URL || 'http://localhost:3000',
-    defaultLanguage: process.env.DEFAULT_LANGUAGE || 'nl',
-    maxPerPage: process.env.MAX_PER_PAGE || '50',
-  };
+  const settings = benchSettings();
   const pinned = options.pin && hasTaskset() && cpus().length >= 2;
   const core = pinned ? 0 : undefined;
   const entry = ensureBuilt(ROOT, log);
@@ -658,7 +630,7 @@ export async function runBench(
 
 async function runScaling(
   options: BenchOptions,
-  settings: Settings,
+  settings: BenchSettings,
   files: Files,
   core: number | undefined,
   token: string,

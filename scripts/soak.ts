@@ -29,6 +29,7 @@ import { adminToken, createDataset } from './soak/dataset';
 import { Counters, requestMix, runLoad } from './soak/load';
 import { Sample, sampleTable, verdict } from './soak/report';
 import { ensureBuilt, rssMb } from './shared/process-tools';
+import { serviceEnv } from './shared/service-env';
 import { Service, startService } from './soak/server';
 
 const ROOT = resolve(__dirname, '..');
@@ -105,13 +106,7 @@ async function main(): Promise<number> {
   }
   try {
     const db = databaseEnv(tempDir);
-    service = await startService(ROOT, entry, {
-      ...db.env,
-      NODE_ENV: 'production',
-      AUTH_JWT_SECRET: SECRET,
-      RATE_LIMIT_PER_MINUTE: '0',
-      LOG_LEVEL: 'warn',
-    });
+    service = await startService(ROOT, entry, serviceEnv(SECRET, db.env));
     const token = await adminToken(SECRET);
     const data = await createDataset(service.port, token, opts.events);
     console.log(

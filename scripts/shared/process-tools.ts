@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -15,6 +15,48 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/**
+ * The TCP ports a process listens on, read from Linux's /proc: the inodes of
+ * its sockets (/proc/<pid>/fd) among the LISTEN rows of its network
+ * namespace's tcp and tcp6 tables. Lets a child bind PORT=0 and be found on
+ * the port it got, where a port from freePort could be taken by another
+ * process before the child binds it. Undefined without /proc (not Linux).
+ */
+export function listeningPorts(pid: number): number[] | undefined {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return undefined;
+  }
+  const inodes = new Set<string>();
+  for (const fd of fds) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+      if (inode) inodes.add(inode);
+    } catch {
+      // The descriptor was closed between the listing and the read.
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ['tcp', 'tcp6']) {
+    let rows: string[];
+    try {
+      rows = readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1);
+    } catch {
+      continue; // No IPv6 in this kernel.
+    }
+    for (const row of rows) {
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+      const fields = row.trim().split(/\s+/);
+      const LISTEN = '0A';
+      if (fields[3] === LISTEN && inodes.has(fields[9]))
+        ports.add(parseInt(fields[1].split(':')[1], 16));
+    }
+  }
+  return [...ports];
 }
 
 function newestMtime(dir: string): number {

@@ -26,9 +26,9 @@ export function httpStatus(port: number, path: string): Promise<number> {
 }
 
 /**
- * Starts `node dist/main.js` with only the settings given (plus PATH/HOME),
- * so nothing from the caller's environment or a .env file leaks in, and waits
- * for /health/ready.
+ * Starts `node dist/main.js` with the environment given (serviceEnv: nothing
+ * of the caller's or a .env file leaks in) on a free port, and waits for
+ * /health/ready.
  */
 export async function startService(
   root: string,
@@ -38,7 +38,7 @@ export async function startService(
   const port = await freePort();
   const child = spawn(process.execPath, [entry], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), ...env },
+    env: { PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

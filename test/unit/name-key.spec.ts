@@ -15,4 +15,12 @@ describe('nameKeyOf', () => {
     const emoji = nameKeyOf(`${'İ'.repeat(99)}x🎵`);
     expect([emoji.length, emoji.endsWith('x')]).toEqual([199, true]);
   });
+
+  it('drops the spaces a cut key would end in (MariaDB pads with spaces, SQLite does not)', () => {
+    const stem = `İ${'a'.repeat(197)}`;
+    expect(nameKeyOf(`${stem} b`)).toBe(nameKeyOf(stem));
+    expect(nameKeyOf(`${stem}  `)).toBe(`i\u0307${'a'.repeat(197)}`);
+    expect(nameKeyOf('Jazz  ')).toBe('jazz');
+    expect(nameKeyOf(' Jazz\u00a0')).toBe(' jazz\u00a0');
+  });
 });

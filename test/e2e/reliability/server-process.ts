@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request as httpRequest, Agent, IncomingMessage } from 'node:http';
-import { freePort } from '../../../scripts/shared/process-tools';
+import { freePort, listeningPorts } from '../../../scripts/shared/process-tools';
 import { TEST_SECRET } from '../helpers/test-app';
 
 /*
@@ -24,7 +24,10 @@ export interface ServerProcess {
 }
 
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
+  // On Linux the child binds PORT=0 and is found on the port it got (listeningPorts): a port
+  // picked here first could be bound by another process (another suite's supertest server)
+  // before the child starts listening, and the probe below would then reach that process.
+  const port = process.platform === 'linux' ? 0 : await freePort();
   // The parent's test settings stay out: the child gets a production-like environment.
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -70,7 +73,16 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited at start-up:\n${text}`);
-    const res = await get(port, '/health/live').catch(() => undefined);
+    if (server.port === 0) {
+      const ports = child.pid === undefined ? [] : (listeningPorts(child.pid) ?? []);
+      if (ports.length > 1) {
+        await server.stop();
+        throw new Error(`the server listens on several ports (${ports.join(', ')}):\n${text}`);
+      }
+      server.port = ports[0] ?? 0;
+    }
+    const res =
+      server.port === 0 ? undefined : await get(server.port, '/health/live').catch(() => undefined);
     if (res?.status === 200) return server;
     if (Date.now() > deadline) {
       await server.stop();
