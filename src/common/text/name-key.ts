@@ -26,5 +26,7 @@ function cutToColumn(key: string): string {
  * collations take `x ` as equal to `x`, SQLite does not (docs/decisions.md).
  */
 function withoutEndSpaces(key: string): string {
-  return key.endsWith(' ') ? key.replace(/ +$/, '') : key;
+  let end = key.length;
+  while (end > 0 && key[end - 1] === ' ') end--;
+  return end === key.length ? key : key.slice(0, end);
 }
