@@ -281,7 +281,17 @@ describe(`migrations up, down and up again (${engine})`, () => {
     Object.keys(CONTENT_SEARCH).map((table) => [table, []]),
   );
 
+  /** The events table's options (MySQL: `stats_sample_pages=100`, docs/decisions.md; SQLite: none). */
+  async function eventTableOptions(): Promise<string> {
+    if (engine !== 'mysql') return '';
+    const [row]: { options: string }[] = await dataSource.query(
+      "SELECT CREATE_OPTIONS AS options FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'events'",
+    );
+    return row.options;
+  }
+
   async function expectFullSchema(): Promise<void> {
+    expect(await eventTableOptions()).toBe(engine === 'mysql' ? 'stats_sample_pages=100' : '');
     expect(await fullTextIndex()).toEqual(FULL_TEXT);
     expect(await contentFullText()).toEqual(CONTENT_FULL_TEXT);
     expect(await projectTables()).toEqual(TABLES);
@@ -334,6 +344,9 @@ describe(`migrations up, down and up again (${engine})`, () => {
       const after = await appliedMigrations();
       expect(after).toEqual(before.slice(1));
       undone.push(before[0]);
+      if (before[0] === 'EventStatsSample1765900000000') {
+        expect(await eventTableOptions()).toBe('');
+      }
       if (before[0] === 'ImportHash1765700000000') {
         expect(await columnsOf('events')).not.toContain('import_hash');
       }

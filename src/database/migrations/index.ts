@@ -16,6 +16,7 @@ import { ExternalKeys1765600000000 } from './1765600000000-external-keys';
 import { ContentFullTextSearch1765650000000 } from './1765650000000-content-full-text-search';
 import { ImportHash1765700000000 } from './1765700000000-import-hash';
 import { Imports1765800000000 } from './1765800000000-imports';
+import { EventStatsSample1765900000000 } from './1765900000000-event-stats-sample';
 
 /** Every migration, in order. Listed explicitly so ts-node, jest and dist all find them. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   ContentFullTextSearch1765650000000,
   ImportHash1765700000000,
   Imports1765800000000,
+  EventStatsSample1765900000000,
 ];
