@@ -87,8 +87,8 @@ export function vevent(event: FeedEvent): string {
     reduced: record.password_protected && record.all_day === null,
     created: utcStamp(record.date_utc),
     description: record.description || record.excerpt,
-    venue: Array.isArray(record.venue) ? undefined : record.venue,
-    organizer: record.organizer[0],
+    location: Array.isArray(record.venue) ? undefined : venueLines(record.venue),
+    organizer: record.organizer[0] && organizerLine(record.organizer[0]),
     categories: record.categories,
     status: record.status,
   });
@@ -114,8 +114,10 @@ export interface VeventParts {
   created: string;
   /** HTML of the description, else of the excerpt. */
   description: string;
-  venue?: VenueRecord;
-  organizer?: OrganizerRecord;
+  /** The venue's LOCATION (and GEO) lines (venueLines). */
+  location?: string;
+  /** The first organizer's ORGANIZER line (organizerLine). */
+  organizer?: string;
   categories: Array<Pick<TermRecord, 'name'>>;
   status: EventRecord['status'];
 }
@@ -127,7 +129,7 @@ export function veventText(parts: VeventParts): string {
   return text.text;
 }
 
-/** The VEVENT's lines into `out`; linked records' lines are written once per record. */
+/** The VEVENT's lines into `out`. */
 export function writeVevent(parts: VeventParts, out: LineSink): void {
   out.lines('BEGIN:VEVENT\r\n');
   out.line('UID', `${parts.uid}@${parts.uidHost}`);
@@ -146,8 +148,8 @@ export function writeVevent(parts: VeventParts, out: LineSink): void {
   out.line('LAST-MODIFIED', parts.modified);
   const description = htmlToText(parts.description);
   if (description) out.line('DESCRIPTION', escapeText(description));
-  if (parts.venue) out.lines(venueLines(parts.venue));
-  if (parts.organizer) out.lines(organizerLine(parts.organizer));
+  if (parts.location) out.lines(parts.location);
+  if (parts.organizer) out.lines(parts.organizer);
   if (parts.categories.length > 0) {
     out.line('CATEGORIES', parts.categories.map((category) => escapeText(category.name)).join(','));
   }
@@ -300,7 +302,8 @@ function offsetSeconds(local: string, utc: string): number {
 const venueText = new WeakMap<VenueRecord, string>();
 const organizerText = new WeakMap<OrganizerRecord, string>();
 
-function venueLines(venue: VenueRecord): string {
+/** A venue's LOCATION (and GEO) lines. */
+export function venueLines(venue: VenueRecord): string {
   let text = venueText.get(venue);
   if (text === undefined) {
     text = writeVenueLines(venue);
@@ -309,7 +312,8 @@ function venueLines(venue: VenueRecord): string {
   return text;
 }
 
-function organizerLine(organizer: OrganizerRecord): string {
+/** An organizer's ORGANIZER line. */
+export function organizerLine(organizer: OrganizerRecord): string {
   let text = organizerText.get(organizer);
   if (text === undefined) {
     text = writeOrganizerLine(organizer);

@@ -10,13 +10,11 @@ import type {
   LinkedRecordCache,
 } from '../events/event-records.service';
 import { otherLanguage, type Language } from '../i18n/language';
-import type { OrganizerRecord } from '../organizers/organizer.mapper';
 import { permalink } from '../posts/post-fields';
 import { CATEGORIES } from '../terms/taxonomies';
 import { compareTermNames, type TermRecord } from '../terms/term.mapper';
-import type { VenueRecord } from '../venues/venue.mapper';
 import { dateTimeDigits } from './ical-dates';
-import { rowDateLines, type VeventParts } from './ical-event';
+import { organizerLine, rowDateLines, venueLines, type VeventParts } from './ical-event';
 
 /*
  * The feed's lean path (docs/api.md §14): a VEVENT needs a dozen columns of
@@ -127,16 +125,34 @@ export interface LeanContext {
   siteUrl: string;
   /** The host in every UID. */
   uidHost: string;
+  /** The feed's linked records while a batch is read (its series' too); venues and organizers leave it as lines. */
   linked: LinkedRecordCache;
+  /** The feed's venues and organizers as the lines its VEVENTs write. */
+  lines: FeedLinkedLines;
   /** True when the caller gets the event blanked (protected, no password, may not edit). */
   locked: (row: FeedRow) => boolean;
 }
 
-/** What a batch's VEVENTs need beside their rows: categories and first organizer per event, and the venues. */
+/**
+ * A feed's LOCATION and ORGANIZER lines by venue and organizer ID, kept for
+ * the whole feed: '' for one the caller may not see (or gone). A line is a
+ * few hundred bytes where its mapped record took kilobytes of heap, and a
+ * feed at 1M events meets every venue and organizer (docs/performance.md, Memory).
+ */
+export interface FeedLinkedLines {
+  venues: Map<number, string>;
+  organizers: Map<number, string>;
+}
+
+export function feedLinkedLines(): FeedLinkedLines {
+  return { venues: new Map(), organizers: new Map() };
+}
+
+/** What a batch's VEVENTs need beside their rows: categories, first organizer's line per event, and the venues' lines. */
 export interface FeedLinks {
   categoriesOf: Map<number, TermRecord[]>;
-  organizerOf: Map<number, OrganizerRecord>;
-  venueOf: (venueId: number) => VenueRecord | undefined;
+  organizerOf: Map<number, string>;
+  locationOf: (venueId: number) => string | undefined;
 }
 
 /**
@@ -144,21 +160,41 @@ export interface FeedLinks {
  * (EventRecordsService.linkRows: term links of both taxonomies, the
  * categories picked here by their records' taxonomy; joining `terms` for it
  * made MariaDB look the terms up per link, 24 ms a batch against 5 ms).
- * Only the venues, organizers and terms not met in earlier batches are read
- * (the feed's cache).
+ * Only the venues and organizers not met in earlier batches are read, and
+ * kept as their lines (FeedLinkedLines); terms stay records in the feed's cache.
  */
 export async function feedLinks(
   rows: FeedRow[],
   { termLinks, organizerLinks }: EventLinkRows,
   lean: LeanContext,
 ): Promise<FeedLinks> {
+  const { lines, linked } = lean;
+  const newVenues = unseen(
+    rows.flatMap((row) => (row.venueId ? [row.venueId] : [])),
+    lines.venues,
+  );
+  const newOrganizers = unseen(
+    organizerLinks.map((link) => link.organizerId),
+    lines.organizers,
+  );
   const { terms, organizers, venues, visible } = await lean.records.linkedRecords(
     termLinks.map((link) => link.termId),
-    organizerLinks.map((link) => link.organizerId),
-    rows.flatMap((row) => (row.venueId ? [row.venueId] : [])),
+    newOrganizers,
+    newVenues,
     lean.ctx,
-    lean.linked,
+    linked,
   );
+  for (const id of newVenues) {
+    const venue = visible(venues.get(id));
+    lines.venues.set(id, venue ? venueLines(venue) : '');
+  }
+  for (const id of newOrganizers) {
+    const organizer = visible(organizers.get(id));
+    lines.organizers.set(id, organizer ? organizerLine(organizer) : '');
+  }
+  // Their lines are what the rest of the feed needs: the records go.
+  linked.clearKind(linked.venues);
+  linked.clearKind(linked.organizers);
   const categoriesOf = new Map<number, TermRecord[]>();
   for (const link of termLinks) {
     const term = terms.get(link.termId);
@@ -169,14 +205,23 @@ export async function feedLinks(
     else categoriesOf.set(eventId, [term]);
   }
   // The first organizer the caller may see, by position.
-  const organizerOf = new Map<number, OrganizerRecord>();
+  const organizerOf = new Map<number, string>();
   for (const link of organizerLinks) {
     const eventId = link.eventId;
     if (organizerOf.has(eventId)) continue;
-    const organizer = visible(organizers.get(link.organizerId));
-    if (organizer) organizerOf.set(eventId, organizer);
+    const line = lines.organizers.get(link.organizerId);
+    if (line) organizerOf.set(eventId, line);
   }
-  return { categoriesOf, organizerOf, venueOf: (venueId) => visible(venues.get(venueId)) };
+  return {
+    categoriesOf,
+    organizerOf,
+    locationOf: (venueId) => lines.venues.get(venueId) || undefined,
+  };
+}
+
+/** The IDs not yet in `seen`, each once. */
+function unseen(ids: number[], seen: Map<number, string>): number[] {
+  return [...new Set(ids)].filter((id) => !seen.has(id));
 }
 
 /** What the VEVENTs of a batch's rows are written from, in their order (no I/O). */
@@ -203,7 +248,7 @@ export function leanVevents(rows: FeedRow[], links: FeedLinks, lean: LeanContext
       reduced: blank && row.passwordHash !== null,
       created: `${dateTimeDigits(row.publishedAt)}Z`,
       description: blank ? '' : row.description || row.excerpt || '',
-      venue: blank || !row.venueId ? undefined : links.venueOf(row.venueId),
+      location: blank || !row.venueId ? undefined : links.locationOf(row.venueId),
       organizer: blank ? undefined : links.organizerOf.get(row.id),
       categories,
       status: row.status,

@@ -17,7 +17,14 @@ import { calendarHead } from './ical-calendar';
 import { writeVevent } from './ical-event';
 import { assertFeedSize, assertWindow, strongTag, withFeedWindow } from './ical-feed-checks';
 import { IcalFeedReader, IdPage } from './ical-feed-reader';
-import { FeedLinks, feedLinks, FeedRow, LeanContext, leanVevents } from './ical-feed-rows';
+import {
+  FeedLinks,
+  feedLinkedLines,
+  feedLinks,
+  FeedRow,
+  LeanContext,
+  leanVevents,
+} from './ical-feed-rows';
 import { IcalSeriesExport, SeriesPart } from './ical-series-export';
 import { TextChunk } from './ical-chunk';
 import { FEED_EVENT_COUNT, FeedContentStamp, feedContentStamp } from './ical-feed-tag';
@@ -219,6 +226,7 @@ export class IcalFeedService {
       siteUrl: this.config.publicSiteUrl,
       uidHost: this.uidHost,
       linked: new LinkedRecordCache(),
+      lines: feedLinkedLines(),
       locked: this.events.lockTest(ctx, prepared.password),
     };
   }

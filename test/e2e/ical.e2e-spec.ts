@@ -507,6 +507,56 @@ describe('visibility', () => {
     );
   });
 
+  it('writes a venue and an organizer alike in every batch, only where the caller may see them', async () => {
+    const open = await api
+      .createVenue(
+        { venue: 'Paradiso', city: 'Amsterdam', geo_lat: 52.36, geo_lng: 4.88 },
+        'editor',
+      )
+      .expect(201);
+    const hidden = await api
+      .createVenue({ venue: 'Concept', status: 'draft' }, 'editor')
+      .expect(201);
+    const secret = await api
+      .createOrganizer({ organizer: 'Nog geheim', status: 'draft' }, 'editor')
+      .expect(201);
+    const mojo = await api
+      .createOrganizer({ organizer: 'Mojo', email: 'info@mojo.nl' }, 'editor')
+      .expect(201);
+    const ids: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      const created = await api
+        .create(
+          {
+            title: `Event ${i}`,
+            start_date: dayAt(1 + i),
+            end_date: dayAt(1 + i),
+            venue: i % 2 === 0 ? open.body.id : hidden.body.id,
+            organizer: i % 3 === 0 ? [secret.body.id, mojo.body.id] : [mojo.body.id],
+          },
+          'editor',
+        )
+        .expect(201);
+      ids.push(created.body.id as number);
+    }
+    // Batches of 2: the same venue and organizers are met in batch after batch.
+    t.app.get(IcalFeedService).batchSize = 2;
+    for (const user of [undefined, 'editor'] as const) {
+      const single: string[] = [];
+      for (const id of ids) single.push(...(await veventBytes(`/events/${id}.ics`, user)));
+      expect(await veventBytes('/events.ics', user)).toEqual(single);
+    }
+    const seen = (cal: Calendar) =>
+      cal.events.map((e) => [e.LOCATION, (e.ORGANIZER as { CN?: string } | undefined)?.CN]);
+    const paradiso = 'Paradiso, Amsterdam';
+    expect(seen(await calendar('/events.ics'))).toEqual(
+      ids.map((_, i) => [i % 2 === 0 ? paradiso : undefined, 'Mojo']),
+    );
+    expect(seen(await calendar('/events.ics', 'editor'))).toEqual(
+      ids.map((_, i) => [i % 2 === 0 ? paradiso : 'Concept', i % 3 === 0 ? 'Nog geheim' : 'Mojo']),
+    );
+  });
+
   it('reduces password-protected events to summary, dates and URL', async () => {
     const created = await api
       .create({
