@@ -142,17 +142,19 @@ export interface LeanContext {
 export interface FeedLinkedLines {
   venues: Map<number, string>;
   organizers: Map<number, string>;
+  /** A kind that would pass this many starts over (as LinkedRecordStore does): a feed's memory stays bounded. */
+  maxPerKind: number;
 }
 
-export function feedLinkedLines(): FeedLinkedLines {
-  return { venues: new Map(), organizers: new Map() };
+export function feedLinkedLines(maxPerKind: number): FeedLinkedLines {
+  return { venues: new Map(), organizers: new Map(), maxPerKind };
 }
 
-/** What a batch's VEVENTs need beside their rows: categories, first organizer's line per event, and the venues' lines. */
+/** What a batch's VEVENTs need beside their rows, per event: categories, the first organizer's line, the venue's lines. */
 export interface FeedLinks {
   categoriesOf: Map<number, TermRecord[]>;
   organizerOf: Map<number, string>;
-  locationOf: (venueId: number) => string | undefined;
+  locationOf: Map<number, string>;
 }
 
 /**
@@ -169,6 +171,9 @@ export async function feedLinks(
   lean: LeanContext,
 ): Promise<FeedLinks> {
   const { lines, linked } = lean;
+  // Started over before this batch's IDs are looked up: every one it needs is then read again.
+  for (const kept of [lines.venues, lines.organizers])
+    if (kept.size >= lines.maxPerKind) kept.clear();
   const newVenues = unseen(
     rows.flatMap((row) => (row.venueId ? [row.venueId] : [])),
     lines.venues,
@@ -212,11 +217,13 @@ export async function feedLinks(
     const line = lines.organizers.get(link.organizerId);
     if (line) organizerOf.set(eventId, line);
   }
-  return {
-    categoriesOf,
-    organizerOf,
-    locationOf: (venueId) => lines.venues.get(venueId) || undefined,
-  };
+  // Taken now: the next batch's links are read while this one is written, and may start the lines over.
+  const locationOf = new Map<number, string>();
+  for (const row of rows) {
+    const line = row.venueId ? lines.venues.get(row.venueId) : undefined;
+    if (line) locationOf.set(row.id, line);
+  }
+  return { categoriesOf, organizerOf, locationOf };
 }
 
 /** The IDs not yet in `seen`, each once. */
@@ -248,7 +255,7 @@ export function leanVevents(rows: FeedRow[], links: FeedLinks, lean: LeanContext
       reduced: blank && row.passwordHash !== null,
       created: `${dateTimeDigits(row.publishedAt)}Z`,
       description: blank ? '' : row.description || row.excerpt || '',
-      location: blank || !row.venueId ? undefined : links.locationOf(row.venueId),
+      location: blank ? undefined : links.locationOf.get(row.id),
       organizer: blank ? undefined : links.organizerOf.get(row.id),
       categories,
       status: row.status,

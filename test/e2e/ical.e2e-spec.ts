@@ -539,12 +539,22 @@ describe('visibility', () => {
         .expect(201);
       ids.push(created.body.id as number);
     }
-    // Batches of 2: the same venue and organizers are met in batch after batch.
-    t.app.get(IcalFeedService).batchSize = 2;
-    for (const user of [undefined, 'editor'] as const) {
-      const single: string[] = [];
-      for (const id of ids) single.push(...(await veventBytes(`/events/${id}.ics`, user)));
-      expect(await veventBytes('/events.ics', user)).toEqual(single);
+    // Batches of 2: the same venue and organizers are met in batch after batch; then with one
+    // line kept per kind, so the kept lines start over in nearly every batch.
+    const feeds = t.app.get(IcalFeedService);
+    feeds.batchSize = 2;
+    const linesPerKind = feeds.linesPerKind;
+    try {
+      for (const kept of [linesPerKind, 1]) {
+        feeds.linesPerKind = kept;
+        for (const user of [undefined, 'editor'] as const) {
+          const single: string[] = [];
+          for (const id of ids) single.push(...(await veventBytes(`/events/${id}.ics`, user)));
+          expect(await veventBytes('/events.ics', user)).toEqual(single);
+        }
+      }
+    } finally {
+      feeds.linesPerKind = linesPerKind;
     }
     const seen = (cal: Calendar) =>
       cal.events.map((e) => [e.LOCATION, (e.ORGANIZER as { CN?: string } | undefined)?.CN]);
