@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/http/request-context';
 import { LinkedRecordCache } from '../events/event-records.service';
-import { ByteBudget } from '../common/records/linked-record-cache';
+import { ByteBudget, LINKED_RECORDS_PER_KIND } from '../common/records/linked-record-cache';
 import { RecordReaders } from '../common/records/record-readers';
 import { ChangeLogReader, ChangeRow, LinkedChange, linkedIn } from './change-log-reader';
 import type { CommittedChange } from '../writes/change-tracker';
@@ -11,8 +11,6 @@ import { FeedEventCache } from './feed-event-cache';
 /** A record as a change entry shows it. */
 export type ChangeRecord = NonNullable<ChangeEntryDto['record']>;
 
-/** Linked records per kind kept for feed reads: all venues, organizers and terms of large data sets. */
-const LINKED_MAX_PER_KIND = 20_000;
 /**
  * Their encoded JSON, of all languages and hosts together. The objects take
  * about 3.5 times their JSON in the heap: at 24 MB a 1M sync peaked at
@@ -134,7 +132,7 @@ export class FeedRecordCaches {
       head,
       since: now,
       polledAt: entry?.polledAt ?? 0,
-      cache: new LinkedRecordCache(LINKED_MAX_PER_KIND, true, this.linkedBytes),
+      cache: new LinkedRecordCache(LINKED_RECORDS_PER_KIND, true, this.linkedBytes),
       // Like the linked records, the event records start over (the old ones age out).
       scope: `${key} ${++this.entriesMade}`,
     };

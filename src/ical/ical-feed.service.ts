@@ -6,6 +6,7 @@ import { DateTime, FixedOffsetZone } from 'luxon';
 import { DataSource } from 'typeorm';
 import { DataVersionService } from '../common/cache/data-version.service';
 import { VersionStampedLru } from '../common/cache/version-stamped-lru';
+import { LINKED_RECORDS_PER_KIND } from '../common/records/linked-record-cache';
 import type { RequestContext } from '../common/http/request-context';
 import { parseZone } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
@@ -31,8 +32,6 @@ import { FEED_EVENT_COUNT, FeedContentStamp, feedContentStamp } from './ical-fee
 
 /** Events read and written per step: memory holds one batch, whatever the feed's size. */
 const BATCH_SIZE = 500;
-/** As many as LinkedRecordStore keeps records per kind: every venue and organizer of a 1M-event data set. */
-const LINES_PER_KIND = 20_000;
 
 /** VEVENTs written between two turns of the event loop (see writeBatch). */
 const WRITE_SLICE = 100;
@@ -75,8 +74,8 @@ export interface PreparedFeed {
 export class IcalFeedService {
   /** Events per keyset batch (a setting of the service, so tests can make batches small). */
   batchSize = BATCH_SIZE;
-  /** Venue and organizer lines a feed keeps per kind (FeedLinkedLines); lowered by tests. */
-  linesPerKind = LINES_PER_KIND;
+  /** Venue and organizer lines a feed keeps per kind (FeedLinkedLines), as many as records are kept; lowered by tests. */
+  linesPerKind = LINKED_RECORDS_PER_KIND;
   /** Bytes of the last batch written: where the next batch's buffer starts. */
   private lastBatchBytes = 64 * 1024;
   /** Each feed's VTIMEZONEs by its filters, stamped with the data version they were read at. */

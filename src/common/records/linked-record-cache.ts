@@ -3,6 +3,9 @@ import { JsonWriter, shareJson } from '../http/json-writer';
 
 const linkedRecordStats = new CacheStats('linked_records');
 
+/** Records kept per kind by default: every venue and organizer of a 1M-event data set (10,000 each). */
+export const LINKED_RECORDS_PER_KIND = 20_000;
+
 /**
  * The JSON bytes some shared record stores may keep together (their records'
  * encoded bytes, which every answer that embeds them is written from). A
@@ -39,7 +42,7 @@ export class LinkedRecordStore<T extends object = object, O extends object = obj
   private retired = false;
 
   constructor(
-    readonly maxPerKind = 20_000,
+    readonly maxPerKind = LINKED_RECORDS_PER_KIND,
     /** Shared by concurrent requests: records are frozen, so no answer can change another's. */
     readonly shared = false,
     /** Shared stores only: the bytes they may keep (each its own, or several together). */
