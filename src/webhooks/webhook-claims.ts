@@ -3,10 +3,9 @@ import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { appConfig } from '../config/app.config';
 import { writeTransaction } from '../database/write-transaction';
-import { WebhookDelivery } from './entities/webhook-delivery.entity';
 
 /** Messages posted at once to one endpoint: a slow receiver holds at most these connections. */
 export const MAX_POSTS_PER_ENDPOINT = 8;
@@ -27,11 +26,18 @@ export interface ClaimedRow {
   consecutive_failures: number;
 }
 
+/** A lease as written into new deliveries' rows (WebhookClaims.leaseForNew). */
+export interface DeliveryLease {
+  owner: string;
+  untilMs: number;
+}
+
 /**
  * The sender's claims on webhook deliveries (docs/api.md §15): leases taken
  * by a poll (rows locked with FOR UPDATE SKIP LOCKED on MySQL/MariaDB, or
  * leased by an UPDATE that re-checks the lease, so several instances never
- * claim the same row) or at a write's commit, and given back unattempted.
+ * claim the same row) or written with the deliveries of a write this process
+ * sends itself (leaseForNew), and given back unattempted.
  * Each lease names this process (`owner`) and ends at its own instant.
  */
 @Injectable()
@@ -99,44 +105,19 @@ export class WebhookClaims {
   }
 
   /**
-   * Leases `deliveries` (rows this process has just committed) with one
-   * UPDATE, for those nobody has leased meanwhile; answers the ones it holds.
-   * `ahead`: the most deliveries already claimed for one of their endpoints.
+   * A lease for `count` deliveries this process is about to write and send
+   * itself, behind the `ahead` deliveries already claimed for one of their
+   * endpoints: WebhookOutbox writes it into their INSERT, so no poll (here or
+   * on another instance) can claim them between the COMMIT and the take.
    */
-  async leaseCommitted(deliveries: ClaimedRow[], ahead: number): Promise<ClaimedRow[]> {
-    const now = Date.now();
-    const leaseUntil = this.leaseUntil(now, ahead + deliveries.length);
-    // One UPDATE for all: its count of rows tells whether this sender holds every one. When
-    // another sender's poll (or this one's) was quicker for some, the rows this lease holds are
-    // read back: no other lease of this process ends at the same instant (leaseUntil).
-    const lease = async (manager: EntityManager) => {
-      const ids = deliveries.map((row) => row.id);
-      const leased = await manager
-        .createQueryBuilder()
-        .update(WebhookDelivery)
-        .set({ leaseUntilMs: leaseUntil, leaseOwner: this.owner })
-        .where("id IN (:...ids) AND status = 'pending'", { ids })
-        .andWhere('(lease_until_ms IS NULL OR lease_until_ms < :now)', { now })
-        .execute();
-      if (leased.affected === ids.length) return deliveries;
-      const mine: Array<{ id: number | string }> = await manager.query(
-        `SELECT id FROM webhook_deliveries WHERE id IN (${ids.map(() => '?').join(', ')}) ` +
-          'AND lease_owner = ? AND lease_until_ms = ?',
-        [...ids, this.owner, leaseUntil],
-      );
-      const held = new Set(mine.map((row) => Number(row.id)));
-      return deliveries.filter((row) => held.has(row.id));
-    };
-    // SQLite's single connection must wait for its turn in the write queue.
-    return this.dataSource.options.type === 'mysql'
-      ? lease(this.dataSource.manager)
-      : writeTransaction(this.dataSource, lease);
+  leaseForNew(count: number, ahead: number): DeliveryLease {
+    return { owner: this.owner, untilMs: this.leaseUntil(Date.now(), ahead + count) };
   }
 
   /**
    * When a lease granted now for `queued` attempts ends: after their time
    * plus a margin, and later than every lease this process granted before, so
-   * that (owner, lease_until_ms) names one lease (see leaseCommitted).
+   * that (owner, lease_until_ms) names one lease (a claim reads its rows back by it).
    */
   private leaseUntil(now: number, queued: number): number {
     this.lastLeaseUntil = Math.max(
@@ -151,12 +132,15 @@ export class WebhookClaims {
     return Math.ceil(queued / MAX_POSTS_PER_ENDPOINT) * this.config.webhooks.timeoutMs;
   }
 
-  /** Gives a claimed delivery back without attempting it. */
-  async unclaim(row: ClaimedRow): Promise<void> {
+  /** Gives claimed deliveries back without attempting them: the next poll may claim them. */
+  async unclaim(rows: readonly ClaimedRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const ids = rows.map((row) => row.id);
     await writeTransaction(this.dataSource, (manager) =>
       manager.query(
-        'UPDATE webhook_deliveries SET lease_until_ms = NULL, lease_owner = NULL WHERE id = ? AND lease_owner = ?',
-        [row.id, this.owner],
+        'UPDATE webhook_deliveries SET lease_until_ms = NULL, lease_owner = NULL ' +
+          `WHERE id IN (${ids.map(() => '?').join(', ')}) AND lease_owner = ?`,
+        [...ids, this.owner],
       ),
     );
   }

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { insertedId } from '../database/entity-inserts';
+import { insertedId, insertReturnsIds } from '../database/entity-inserts';
 import { DeferredRows, TransactionRead, type WriteUnit } from '../writes/write-unit';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { subscribes } from './message-types';
-import type { ClaimedRow } from './webhook-claims';
+import type { ClaimedRow, DeliveryLease } from './webhook-claims';
 import { WebhookSender } from './webhook-sender.service';
 
 /** One message to announce: its type and the `data` member of its body. */
@@ -60,6 +60,9 @@ export function newMessageId(): string {
  */
 @Injectable()
 export class WebhookOutbox {
+  /** Whether this server answers INSERT … RETURNING: asked once (insertReturnsIds). */
+  private returning: Promise<boolean> | undefined;
+
   constructor(private readonly sender: WebhookSender) {}
 
   /**
@@ -105,51 +108,43 @@ export class WebhookOutbox {
 
   /**
    * One INSERT per ROWS_PER_INSERT deliveries, whatever the number of
-   * messages and endpoints; the sender takes them (or is woken) at commit.
+   * messages and endpoints. When this process sends and they are few
+   * (HAND_OVER_MAX), they are written leased to its sender, which takes them
+   * at commit as they are (a claim would find and read them again, and a
+   * lease written after the commit costs a statement more); otherwise the
+   * sender is woken at commit and its poll claims them.
    */
   private async insert(unit: WriteUnit, rows: DeliveryRow[], forced: boolean): Promise<void> {
+    if (rows.length === 0) return;
     const { manager } = unit;
-    const now = Date.now();
-    if (rows.length === 1) {
-      // A single-row INSERT gives back the row's ID: this process's sender takes it at commit.
-      const [row] = rows;
-      const id = insertedId(await insertDeliveries(manager, rows, forced, now));
-      this.sender.takeAfterCommit(unit, [handed(id, row, forced)]);
-    } else if (rows.length > 1) {
-      for (const chunk of chunks(rows)) await insertDeliveries(manager, chunk, forced, now);
-      await this.handOver(unit, rows, forced);
+    const lease =
+      rows.length <= HAND_OVER_MAX
+        ? this.sender.leaseForNew(rows.map((row) => row.endpoint.id))
+        : undefined;
+    if (!lease) {
+      for (const chunk of chunks(rows)) await insertDeliveries(manager, chunk, forced, undefined);
+      return this.sender.wakeAfterCommit(unit);
     }
-  }
-
-  /**
-   * The deliveries of a write with several (an event create also moves its
-   * terms' counts): when this process sends and they are few, one more read
-   * in the transaction finds their IDs (multi-row INSERTs do not give them),
-   * so the sender takes them at commit with one UPDATE instead of a claim
-   * transaction that finds and reads them again (five statements or more).
-   * Otherwise the sender looks for them after COMMIT.
-   */
-  private async handOver(unit: WriteUnit, rows: DeliveryRow[], forced: boolean): Promise<void> {
-    if (!this.sender.sends || rows.length > HAND_OVER_MAX) return this.sender.wakeAfterCommit(unit);
-    const { manager } = unit;
-    const webhookIds = [...new Set(rows.map((row) => row.message.webhookId))];
-    const ids: Array<{ id: number | string; endpoint_id: number | string; webhook_id: string }> =
-      await manager.query(
-        'SELECT id, endpoint_id, webhook_id FROM webhook_deliveries ' +
-          `WHERE webhook_id IN (${webhookIds.map(() => '?').join(', ')})`,
-        webhookIds,
-      );
+    this.returning ??= insertReturnsIds(manager).catch((error: unknown) => {
+      this.returning = undefined;
+      throw error;
+    });
+    const returning = await this.returning;
+    const written: WrittenDelivery[] = [];
+    for (const chunk of chunks(rows)) {
+      const result = await insertDeliveries(manager, chunk, forced, lease, returning);
+      if (returning) written.push(...(result as WrittenDelivery[]));
+      else if (rows.length === 1) written.push(writtenOne(result, chunk[0]));
+    }
+    // A multi-row INSERT without RETURNING (MySQL) tells no IDs: they are read back.
+    const found = written.length === rows.length ? written : await readBack(unit, rows);
     const rowOf = new Map(rows.map((row) => [`${row.endpoint.id} ${row.message.webhookId}`, row]));
-    this.sender.takeAfterCommit(
-      unit,
-      ids.map((found) =>
-        handed(
-          Number(found.id),
-          rowOf.get(`${Number(found.endpoint_id)} ${found.webhook_id}`) as DeliveryRow,
-          forced,
-        ),
-      ),
-    );
+    const taken = found.map((delivery) => {
+      const row = rowOf.get(`${Number(delivery.endpoint_id)} ${delivery.webhook_id}`);
+      if (!row) throw new Error(`delivery ${delivery.id} was not written by this transaction`);
+      return handed(Number(delivery.id), row, forced);
+    });
+    this.sender.takeAfterCommit(unit, taken);
   }
 
   /** Queues one message to one endpoint, whatever it subscribes to and even if disabled. */
@@ -187,18 +182,24 @@ function deliveryRows(
   });
 }
 
-/** One multi-row INSERT of deliveries with their messages. */
+/**
+ * One multi-row INSERT of deliveries with their messages, leased to this
+ * process's sender when `lease` is given; `returning`: its rows come back
+ * with their IDs (`INSERT … RETURNING`, see insertReturnsIds).
+ */
 function insertDeliveries(
   manager: EntityManager,
   rows: DeliveryRow[],
   forced: boolean,
-  now: number,
+  lease: DeliveryLease | undefined,
+  returning = false,
 ): Promise<unknown> {
+  const now = Date.now();
   return manager.query(
     'INSERT INTO webhook_deliveries (endpoint_id, webhook_id, type, body, status, attempts, ' +
-      `forced, next_attempt_ms, created_ms) VALUES ${rows
-        .map(() => "(?, ?, ?, ?, 'pending', 0, ?, ?, ?)")
-        .join(', ')}`,
+      `forced, next_attempt_ms, created_ms, lease_until_ms, lease_owner) VALUES ${rows
+        .map(() => "(?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)")
+        .join(', ')}${returning ? ' RETURNING id, endpoint_id, webhook_id' : ''}`,
     rows.flatMap(({ endpoint, message }) => [
       endpoint.id,
       message.webhookId,
@@ -207,7 +208,31 @@ function insertDeliveries(
       forced ? 1 : 0,
       now,
       now,
+      lease?.untilMs ?? null,
+      lease?.owner ?? null,
     ]),
+  );
+}
+
+/** A delivery row as written: its ID, and what tells it from the others of its write. */
+interface WrittenDelivery {
+  id: number | string;
+  endpoint_id: number | string;
+  webhook_id: string;
+}
+
+/** The delivery a single-row INSERT wrote (mysql2's OK packet, or better-sqlite3's rowid). */
+function writtenOne(result: unknown, { endpoint, message }: DeliveryRow): WrittenDelivery {
+  return { id: insertedId(result), endpoint_id: endpoint.id, webhook_id: message.webhookId };
+}
+
+/** The deliveries of these messages, read back by their `webhook-id`s. */
+function readBack(unit: WriteUnit, rows: DeliveryRow[]): Promise<WrittenDelivery[]> {
+  const webhookIds = [...new Set(rows.map((row) => row.message.webhookId))];
+  return unit.manager.query(
+    'SELECT id, endpoint_id, webhook_id FROM webhook_deliveries ' +
+      `WHERE webhook_id IN (${webhookIds.map(() => '?').join(', ')})`,
+    webhookIds,
   );
 }
 

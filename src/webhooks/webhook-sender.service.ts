@@ -11,7 +11,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { DataSource } from 'typeorm';
 import { appConfig } from '../config/app.config';
 import type { WriteUnit } from '../writes/write-unit';
-import { ClaimedRow, MAX_POSTS_PER_ENDPOINT, WebhookClaims } from './webhook-claims';
+import { ClaimedRow, DeliveryLease, MAX_POSTS_PER_ENDPOINT, WebhookClaims } from './webhook-claims';
 import { WebhookOutcomes } from './webhook-outcomes';
 import { postDelivery } from './webhook-transport';
 
@@ -120,8 +120,21 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   /**
-   * Called inside a transaction that stored these deliveries (their rows as
-   * written): after COMMIT this sender takes them as they are (`take`).
+   * A lease for deliveries about to be written by this process (their
+   * endpoints' IDs, one per delivery), when it sends and its queues have room
+   * for them now; undefined leaves them to the poll. WebhookOutbox writes the
+   * lease into their INSERT and hands them over with takeAfterCommit.
+   */
+  leaseForNew(endpointIds: number[]): DeliveryLease | undefined {
+    if (this.stopped) return undefined;
+    const ahead = this.aheadOf(endpointIds);
+    return ahead === undefined ? undefined : this.claims.leaseForNew(endpointIds.length, ahead);
+  }
+
+  /**
+   * Called inside the transaction that wrote these deliveries with a lease
+   * of leaseForNew (their rows as written): after COMMIT this sender takes
+   * them as they are (`take`).
    */
   takeAfterCommit(unit: WriteUnit, deliveries: ClaimedRow[]): void {
     unit.afterCommit(() => this.startTake(deliveries));
@@ -224,30 +237,40 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   /**
-   * Deliveries this process has just committed go straight into its queues:
-   * one UPDATE leases those nobody has leased meanwhile (a poll, here or on
-   * another instance, may have been quicker), instead of a claim transaction
-   * that finds and reads them again. When the queues are full, or the UPDATE
-   * fails, they are left to the poll, like any other instance's deliveries.
+   * Deliveries this process has just committed, leased to it in their
+   * INSERT, go straight into its queues: no claim finds and reads them again.
+   * When the queues filled meanwhile (other writes' deliveries, a poll), or
+   * the process is shutting down, their lease is given back for the poll.
    */
   private async take(deliveries: ClaimedRow[]): Promise<void> {
-    if (this.stopped) return;
+    if (!this.stopped && this.aheadOf(deliveries.map((row) => row.endpoint_id)) !== undefined) {
+      return this.start(deliveries);
+    }
+    try {
+      await this.claims.unclaim(deliveries);
+    } catch (error) {
+      // Their lease runs out and a poll sends them then.
+      this.logger.error(`giving webhook deliveries back failed: ${(error as Error).message}`);
+    }
+    this.wake();
+  }
+
+  /**
+   * The most deliveries already claimed for one of these endpoints (one
+   * entry per delivery to add), or undefined when the queues have no room
+   * for them: MAX_CLAIMED_PER_ENDPOINT per endpoint, MAX_CLAIMED in all.
+   */
+  private aheadOf(endpointIds: number[]): number | undefined {
+    if (this.inFlight.size + endpointIds.length > MAX_CLAIMED) return undefined;
     const perEndpoint = new Map<number, number>();
-    for (const row of deliveries)
-      perEndpoint.set(row.endpoint_id, (perEndpoint.get(row.endpoint_id) ?? 0) + 1);
+    for (const id of endpointIds) perEndpoint.set(id, (perEndpoint.get(id) ?? 0) + 1);
     let ahead = 0;
     for (const [endpoint, count] of perEndpoint) {
       const claimed = this.claimed.get(endpoint) ?? 0;
-      if (claimed + count > MAX_CLAIMED_PER_ENDPOINT) return this.wake();
+      if (claimed + count > MAX_CLAIMED_PER_ENDPOINT) return undefined;
       ahead = Math.max(ahead, claimed);
     }
-    if (this.inFlight.size + deliveries.length > MAX_CLAIMED) return this.wake();
-    try {
-      this.start(await this.claims.leaseCommitted(deliveries, ahead));
-    } catch (error) {
-      this.logger.error(`taking webhook deliveries failed: ${(error as Error).message}`);
-      this.wake();
-    }
+    return ahead;
   }
 
   private start(rows: ClaimedRow[]): void {
@@ -313,7 +336,7 @@ export class WebhookSender implements OnApplicationBootstrap, BeforeApplicationS
     await acquire();
     if (this.stopped) {
       release();
-      return this.claims.unclaim(row);
+      return this.claims.unclaim([row]);
     }
     const attemptedAt = new Date();
     const result = await postDelivery(row, attemptedAt, {

@@ -1,6 +1,5 @@
 import { Webhook } from 'standardwebhooks';
 import type { Test } from 'supertest';
-import { EntityManager } from 'typeorm';
 import { WebhookRetention } from '../../src/webhooks/webhook-retention.service';
 import { timeCalls, withStall } from './helpers/stall';
 import { API, errorBody } from './helpers/test-app';
@@ -709,119 +708,87 @@ describe('webhooks', () => {
       for (const entry of entries) expect(claimed).not.toContain(entry.id);
     });
 
-    // The take leases both with one UPDATE; its rows are told apart from the other lease by the
-    // lease's end, which is unique within this process: also against this sender's own poll.
-    it.each([
-      ['another sender', () => 'elsewhere:1:cafe'],
-      [
-        "this sender's own poll",
-        () => (ctx.t.app.get(WebhookClaims) as unknown as { owner: string }).owner,
-      ],
-    ])(
-      'does not send a delivery that %s leased between its commit and the take',
-      async (_who, leaseOwner) => {
-        const owner = leaseOwner();
-        const path = `/raced-${owner === 'elsewhere:1:cafe' ? 'elsewhere' : 'own'}`;
-        const messageId = `msg_${path.slice(1)}`;
-        const { id, secret } = await register(path, { events: ['tag.created'] });
-        const insert = async (sql: string, params: unknown[]) => {
-          await ctx.t.dataSource.query(sql, params);
-          const [row] = await ctx.t.dataSource.query(
-            'SELECT MAX(id) AS id FROM webhook_deliveries',
-          );
-          return Number(row.id);
-        };
-        const body = JSON.stringify({
-          type: 'tag.created',
-          timestamp: new Date().toISOString(),
-          data: {},
-        });
-        const delivery = (lease: [string, number] | [null, null]) =>
-          insert(
-            'INSERT INTO webhook_deliveries (endpoint_id, webhook_id, type, body, status, attempts, ' +
-              "forced, next_attempt_ms, created_ms, lease_owner, lease_until_ms) VALUES (?, ?, 'tag.created', ?, 'pending', 0, 0, ?, ?, ?, ?)",
-            [id, messageId, body, Date.now(), Date.now(), ...lease],
-          );
-        const leaseEnd = Date.now() + 60_000;
-        const leasedBefore = await delivery([owner, leaseEnd]);
-        const free = await delivery([null, null]);
-
-        const sender = ctx.t.app.get(WebhookSender) as unknown as {
-          take(rows: unknown[]): Promise<void>;
-        };
-        const row = (deliveryId: number) => ({
-          id: deliveryId,
-          attempts: 0,
-          forced: false,
-          endpoint_id: id,
-          webhook_id: messageId,
-          body,
-          url: ctx.receiver.url(path),
-          secret,
-          consecutive_failures: 0,
-        });
-        await sender.take([row(leasedBefore), row(free)]);
-        await ctx.receiver.waitFor(path, 1);
-        await sleep(300);
-        expect(ctx.receiver.on(path)).toHaveLength(1);
-        const rows: Array<{
-          id: number | string;
-          lease_owner: string | null;
-          lease_until_ms: number | string | null;
-          status: string;
-        }> = await ctx.t.dataSource.query(
-          'SELECT id, lease_owner, lease_until_ms, status FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id',
-          [messageId],
-        );
-        expect(
-          rows.map((r) => [
-            Number(r.id),
-            r.lease_owner,
-            r.lease_until_ms && Number(r.lease_until_ms),
-            r.status,
-          ]),
-        ).toEqual([
-          [leasedBefore, owner, leaseEnd, 'pending'],
-          [free, null, null, 'delivered'],
-        ]);
-      },
-    );
-
-    it('leaves a delivery to the poll when taking it at commit fails (database away for a moment)', async () => {
+    /** Holds the sender's take of the next write's deliveries at its commit until `go` is called. */
+    function holdTake(): { taking: Promise<void>; go: () => void; restore: () => void } {
       const sender = ctx.t.app.get(WebhookSender) as unknown as {
         take(rows: unknown[]): Promise<void>;
       };
       const original = sender.take.bind(sender);
-      // The take's own statements fail; everything before and after it works.
+      let go!: () => void;
+      const released = new Promise<void>((resolve) => (go = resolve));
+      let taking!: () => void;
+      const started = new Promise<void>((resolve) => (taking = resolve));
       const take = jest.spyOn(sender, 'take').mockImplementationOnce(async (rows) => {
-        const failing = jest
-          .spyOn(EntityManager.prototype, 'createQueryBuilder')
-          .mockImplementation(() => {
-            throw new Error('connection lost');
-          });
-        try {
-          await original(rows);
-        } finally {
-          failing.mockRestore();
-        }
+        taking();
+        await released;
+        return original(rows);
       });
+      return { taking: started, go, restore: () => take.mockRestore() };
+    }
+
+    // Written leased: a poll here or on another instance finds nothing to claim between the
+    // COMMIT and the take (before, the take leased them with an UPDATE after the COMMIT).
+    it("writes a write's deliveries leased to this sender, so no poll claims them before its take", async () => {
+      const { id } = await register('/leased', { events: ['tag.created'] });
+      const held = holdTake();
       try {
-        const { id } = await register('/retaken', { events: ['tag.created'] });
-        await ctx.t
-          .http()
-          .post(`${API}/tags`)
-          .set(ctx.admin())
-          .send({ name: 'Herfst' })
-          .expect(201);
-        await ctx.receiver.waitFor('/retaken', 1);
-        expect(take).toHaveBeenCalledTimes(1);
+        await ctx.t.http().post(`${API}/tags`).set(ctx.admin()).send({ name: 'Lente' }).expect(201);
+        await held.taking;
+        const [row]: Array<{ lease_owner: string | null; lease_until_ms: number | string | null }> =
+          await ctx.t.dataSource.query(
+            'SELECT lease_owner, lease_until_ms FROM webhook_deliveries WHERE endpoint_id = ?',
+            [id],
+          );
+        const claims = ctx.t.app.get(WebhookClaims);
+        expect(row.lease_owner).toBe(claims.owner);
+        // The time-out of the one attempt plus the 15 s margin, from about now.
+        expect(Number(row.lease_until_ms)).toBeGreaterThan(Date.now() + 15_000);
+        expect(await claims.claim('endpoint_id = ?', [id], 10, 0)).toEqual([]);
+      } finally {
+        held.go();
+        held.restore();
+      }
+      await ctx.receiver.waitFor('/leased', 1);
+      const [entry] = await eventually(
+        () => log(id),
+        (l) => l[0]?.status === 'delivered',
+      );
+      expect(entry).toEqual(expect.objectContaining({ type: 'tag.created', attempts: 1 }));
+      await sleep(300);
+      expect(ctx.receiver.on('/leased')).toHaveLength(1);
+    });
+
+    it('gives deliveries back to the poll when the queues filled up between the write and its commit', async () => {
+      const sender = ctx.t.app.get(WebhookSender) as unknown as {
+        aheadOf(endpointIds: number[]): number | undefined;
+      };
+      const original = sender.aheadOf.bind(sender);
+      // Room when the INSERT is written (the lease), none at the take after the COMMIT.
+      const aheadOf = jest
+        .spyOn(sender, 'aheadOf')
+        .mockImplementationOnce(original)
+        .mockImplementationOnce(() => undefined);
+      try {
+        const { id } = await register('/given-back', { events: ['tag.created'] });
+        const claimed = await claimedDuring(async () => {
+          await ctx.t
+            .http()
+            .post(`${API}/tags`)
+            .set(ctx.admin())
+            .send({ name: 'Winter' })
+            .expect(201);
+          await ctx.receiver.waitFor('/given-back', 1);
+        });
+        expect(aheadOf).toHaveBeenCalledTimes(2);
         const [entry] = await eventually(
           () => log(id),
           (l) => l[0]?.status === 'delivered',
         );
         expect(entry).toEqual(expect.objectContaining({ type: 'tag.created', attempts: 1 }));
+        // Its lease was given back at once: a poll claimed it, well before the lease's end.
+        expect(claimed).toContain(entry.id);
       } finally {
-        take.mockRestore();
+        aheadOf.mockRestore();
       }
     });
 
