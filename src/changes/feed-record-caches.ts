@@ -12,11 +12,13 @@ import { FeedEventCache } from './feed-event-cache';
 export type ChangeRecord = NonNullable<ChangeEntryDto['record']>;
 
 /**
- * Their encoded JSON, of all languages and hosts together. The objects take
- * about 3.5 times their JSON in the heap: at 24 MB a 1M sync peaked at
- * 292–294 MB RSS, at 8 MB at 229–269 MB (docs/performance.md, Memory).
+ * Their encoded JSON, of all languages and hosts together: venues and
+ * organizers are kept as these bytes only (LinkedRecordStore.keepsBytesOnly),
+ * so this is about all they take. At 1M events the 10,000 venues and 10,000
+ * organizers of one language take 19 MB: a sync reads each once. (Kept as
+ * objects, they took about 3.5 times their JSON in the heap.)
  */
-export const LINKED_MAX_BYTES = 8 * 1024 * 1024;
+export const LINKED_MAX_BYTES = 24 * 1024 * 1024;
 /** As VersionedCacheService: bounds staleness should a write ever bypass the change tracking. */
 const LINKED_MAX_AGE_MS = 60_000;
 const LINKED_MAX_KEYS = 16;
@@ -132,7 +134,7 @@ export class FeedRecordCaches {
       head,
       since: now,
       polledAt: entry?.polledAt ?? 0,
-      cache: new LinkedRecordCache(LINKED_RECORDS_PER_KIND, true, this.linkedBytes),
+      cache: new LinkedRecordCache(LINKED_RECORDS_PER_KIND, true, this.linkedBytes, true),
       // Like the linked records, the event records start over (the old ones age out).
       scope: `${key} ${++this.entriesMade}`,
     };

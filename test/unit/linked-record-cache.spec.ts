@@ -114,4 +114,40 @@ describe('LinkedRecordCache', () => {
     expect([...read.keys()]).toEqual([1, 2, 3]);
     expect(read.get(1)?.venue).toBe('V1');
   });
+
+  it('keeps venues and organizers as their bytes behind a stand-in when it keeps bytes only; terms whole', async () => {
+    const budget = new ByteBudget(1024 * 1024);
+    const cache = new LinkedRecordCache(100, true, budget, true);
+    const full = (id: number) =>
+      ({
+        id,
+        author: '7',
+        status: 'draft',
+        venue: `Zaal ${id} "é"`,
+        address: { city: 'Utrecht' },
+      }) as unknown as VenueRecord;
+    const first = await cachedRecords(cache, cache.venues, [1], async (ids) =>
+      new Map(ids.map((id) => [id, full(id)])),
+    );
+    // The read that loaded it is answered the record itself.
+    expect(first.get(1)?.venue).toBe('Zaal 1 "é"');
+    const kept = cache.venues.get(1) as unknown as Record<string, unknown>;
+    expect({ ...kept }).toEqual({ id: 1, author: '7', status: 'draft' });
+    expect(Object.isFrozen(kept)).toBe(true);
+    const bytes = Buffer.from(JSON.stringify(full(1)));
+    expect(budget.used).toBe(bytes.byteLength);
+    // Embedded, it is written as the whole record: by a JsonWriter from its bytes, and by
+    // JSON.stringify too (its toJSON).
+    const event = { id: 9, venue: kept, organizer: [kept] };
+    const out = new JsonWriter();
+    out.object(event);
+    const expected = JSON.stringify({ id: 9, venue: full(1), organizer: [full(1)] });
+    expect(out.bytes().toString()).toBe(expected);
+    expect(JSON.stringify(event)).toBe(expected);
+    expect((await cachedRecords(cache, cache.venues, [1], jest.fn())).get(1)).toBe(kept);
+
+    const term = { id: 3, name: 'Jazz', taxonomy: 'tribe_events_cat' };
+    await cachedRecords(cache, cache.terms, [3], async () => new Map([[3, term as never]]));
+    expect(cache.terms.get(3)).toEqual(term);
+  });
 });

@@ -23,6 +23,30 @@ export function shareJson<T extends object>(value: T): T {
   return value;
 }
 
+/** A record kept as its encoded JSON only (encodedStandIn). */
+class EncodedStandIn {
+  /**
+   * What JSON.stringify makes of it outside a JsonWriter: the value its bytes
+   * encode (slower than the bytes, but the same JSON).
+   */
+  toJSON(): unknown {
+    return JSON.parse(JsonWriter.sharedBytes(this).toString('utf8'));
+  }
+}
+
+/**
+ * A frozen stand-in for a record that is kept as its encoded JSON only:
+ * `members` are what code reads of it (an ID, what visibility tests), and
+ * wherever a JsonWriter meets it, it writes `bytes` (the whole record's). A
+ * record object takes several times its JSON in the heap; a stand-in a few
+ * dozen bytes beside the Buffer.
+ */
+export function encodedStandIn<T extends object>(members: T, bytes: Buffer): T {
+  const standIn = Object.freeze(Object.assign(new EncodedStandIn(), members));
+  encoded.set(standIn, bytes);
+  return standIn as T;
+}
+
 function deepFreeze(value: object): void {
   for (const member of Object.values(value)) {
     if (member !== null && typeof member === 'object' && !Object.isFrozen(member))

@@ -1,5 +1,5 @@
 import { CacheStats } from '../../metrics/signals';
-import { JsonWriter, shareJson } from '../http/json-writer';
+import { encodedStandIn, JsonWriter, shareJson } from '../http/json-writer';
 
 const linkedRecordStats = new CacheStats('linked_records');
 
@@ -47,6 +47,15 @@ export class LinkedRecordStore<T extends object = object, O extends object = obj
     readonly shared = false,
     /** Shared stores only: the bytes they may keep (each its own, or several together). */
     readonly budget?: ByteBudget,
+    /**
+     * Shared stores with a budget only: venues and organizers are kept as
+     * their encoded JSON behind a stand-in (encodedStandIn) holding only what
+     * embedding them reads (`id`, `author`, `status`), so the budget's bytes
+     * are about all they take. For stores whose records only ever reach a
+     * JsonWriter (the changes feed's); terms stay whole (events sort and
+     * split them by name and taxonomy).
+     */
+    readonly keepsBytesOnly = false,
   ) {}
 
   get currentGeneration(): number {
@@ -93,7 +102,8 @@ export class LinkedRecordStore<T extends object = object, O extends object = obj
       store.set(id, shared);
       return shared;
     }
-    const size = JsonWriter.sharedBytes(shared).byteLength;
+    const bytes = JsonWriter.sharedBytes(shared);
+    const size = bytes.byteLength;
     this.forget(store, id);
     // The kind's oldest records make room (kept in insertion order): a store kept full
     // hits twice as often as one that starts over when full.
@@ -103,8 +113,12 @@ export class LinkedRecordStore<T extends object = object, O extends object = obj
     }
     // Still over: the other stores of a shared budget hold it; answered, not kept.
     if (this.budget.used + size > this.budget.max) return shared;
-    store.set(id, shared);
-    this.sizes.set(shared, size);
+    const kept =
+      this.keepsBytesOnly && store !== (this.terms as Map<number, object>)
+        ? encodedStandIn(embeddingMembers(shared), bytes)
+        : shared;
+    store.set(id, kept as R);
+    this.sizes.set(kept, size);
     this.budget.used += size;
     return shared;
   }
@@ -119,6 +133,12 @@ export class LinkedRecordStore<T extends object = object, O extends object = obj
       this.budget.used -= size;
     }
   }
+}
+
+/** What embedding a venue or organizer reads of it: its ID, and what visibility tests. */
+function embeddingMembers(record: object): object {
+  const { id, author, status } = record as Record<string, unknown>;
+  return { id, author, status };
 }
 
 /** Records by ID: those in `store` from there, the rest loaded (and kept while there is room). */
