@@ -78,7 +78,8 @@ describe('LinkedRecordCache', () => {
     const size = JsonWriter.sharedBytes(venue(1, 'x'.repeat(100))).byteLength;
     const budget = new ByteBudget(size * 3);
     const cache = new LinkedRecordCache(100, true, budget);
-    const load = async (ids: number[]) => new Map(ids.map((id) => [id, venue(id, 'x'.repeat(100))]));
+    const load = async (ids: number[]) =>
+      new Map(ids.map((id) => [id, venue(id, 'x'.repeat(100))]));
     for (const ids of [[1, 2], [3], [4, 5], [6]]) {
       const read = await cachedRecords(cache, cache.venues, ids, load);
       expect([...read.keys()]).toEqual(ids);
@@ -92,7 +93,10 @@ describe('LinkedRecordCache', () => {
   it('shares one budget between stores; a retired store gives its bytes back and keeps nothing more', async () => {
     const size = JsonWriter.sharedBytes(venue(1, 'y'.repeat(50))).byteLength;
     const budget = new ByteBudget(size * 2);
-    const [a, b] = [new LinkedRecordCache(100, true, budget), new LinkedRecordCache(100, true, budget)];
+    const [a, b] = [
+      new LinkedRecordCache(100, true, budget),
+      new LinkedRecordCache(100, true, budget),
+    ];
     const load = async (ids: number[]) => new Map(ids.map((id) => [id, venue(id, 'y'.repeat(50))]));
     await cachedRecords(a, a.venues, [1, 2], load);
     // b would pass the budget a holds: answered, not kept.
@@ -126,8 +130,11 @@ describe('LinkedRecordCache', () => {
         venue: `Zaal ${id} "é"`,
         address: { city: 'Utrecht' },
       }) as unknown as VenueRecord;
-    const first = await cachedRecords(cache, cache.venues, [1], async (ids) =>
-      new Map(ids.map((id) => [id, full(id)])),
+    const first = await cachedRecords(
+      cache,
+      cache.venues,
+      [1],
+      async (ids) => new Map(ids.map((id) => [id, full(id)])),
     );
     // The read that loaded it is answered the record itself.
     expect(first.get(1)?.venue).toBe('Zaal 1 "é"');

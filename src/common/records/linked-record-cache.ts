@@ -27,7 +27,11 @@ export class ByteBudget {
  * kinds, so each kind's reader (RecordReaders) can read through it; events/
  * types it by kind (LinkedRecordCache).
  */
-export class LinkedRecordStore<T extends object = object, O extends object = object, V extends object = object> {
+export class LinkedRecordStore<
+  T extends object = object,
+  O extends object = object,
+  V extends object = object,
+> {
   readonly terms = new Map<number, T>();
   readonly organizers = new Map<number, O>();
   readonly venues = new Map<number, V>();
