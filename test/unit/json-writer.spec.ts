@@ -21,7 +21,7 @@ const odd = fc.constantFrom(undefined, () => 1);
 const plain = fc.dictionary(fc.string(), fc.oneof(leaf, odd, fc.array(leaf)), { maxKeys: 6 });
 
 describe('JsonWriter', () => {
-  it('keeps a shared value\'s bytes in memory of their own, not a slice of the shared pool', () => {
+  it("keeps a shared value's bytes in memory of their own, not a slice of the shared pool", () => {
     const bytes = JsonWriter.sharedBytes(shareJson({ id: 1, venue: 'Zaal' }));
     expect(bytes.toString()).toBe('{"id":1,"venue":"Zaal"}');
     expect(bytes.buffer.byteLength).toBe(bytes.byteLength);
@@ -70,6 +70,39 @@ describe('JsonWriter', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('writes documents many times its first buffer, multi-byte text and shared bytes alike', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('😀', 'é', '"', '\n', 'a', '€', '\u0001'), { maxLength: 40 }),
+        fc.integer({ min: 1, max: 400 }),
+        (pieces, entries) => {
+          const long = pieces.join('').repeat(50);
+          const venue = shareJson({ id: 1, venue: long, city: 'Zwolle' });
+          const page = {
+            changes: Array.from({ length: entries }, (_, id) => ({
+              kind: 'event',
+              id,
+              record: {
+                id,
+                title: long,
+                venue,
+                organizer: [venue, venue],
+                after: long.slice(0, 7),
+              },
+            })),
+            next_cursor: 'c',
+            has_more: false,
+          };
+          const expected = JSON.stringify(page);
+          expect(changesPageBytes(page as never).bytes.equals(Buffer.from(expected, 'utf8'))).toBe(
+            true,
+          );
+        },
+      ),
+      { numRuns: 40 },
     );
   });
 
