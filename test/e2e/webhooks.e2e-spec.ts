@@ -792,6 +792,52 @@ describe('webhooks', () => {
       }
     });
 
+    it('keeps a delivery leased, not lost, when giving it back fails (database away for a moment)', async () => {
+      const sender = ctx.t.app.get(WebhookSender) as unknown as {
+        aheadOf(endpointIds: number[]): number | undefined;
+      };
+      const claims = ctx.t.app.get(WebhookClaims);
+      const original = sender.aheadOf.bind(sender);
+      const aheadOf = jest
+        .spyOn(sender, 'aheadOf')
+        .mockImplementationOnce(original)
+        .mockImplementationOnce(() => undefined);
+      let failed!: () => void;
+      const gaveUp = new Promise<void>((resolve) => (failed = resolve));
+      const unclaim = jest.spyOn(claims, 'unclaim').mockImplementationOnce(async () => {
+        failed();
+        throw new Error('connection lost');
+      });
+      const { id } = await register('/kept-leased', { events: ['tag.created'] });
+      try {
+        await ctx.t.http().post(`${API}/tags`).set(ctx.admin()).send({ name: 'Dooi' }).expect(201);
+        await gaveUp;
+        await sleep(300);
+        expect(ctx.receiver.on('/kept-leased')).toEqual([]);
+      } finally {
+        aheadOf.mockRestore();
+        unclaim.mockRestore();
+      }
+      const [row]: Array<{ status: string; lease_owner: string | null }> =
+        await ctx.t.dataSource.query(
+          'SELECT status, lease_owner FROM webhook_deliveries WHERE endpoint_id = ?',
+          [id],
+        );
+      expect(row).toEqual({ status: 'pending', lease_owner: claims.owner });
+      // Once its lease has run out, the next poll sends it.
+      await ctx.t.dataSource.query(
+        'UPDATE webhook_deliveries SET lease_until_ms = 0 WHERE endpoint_id = ?',
+        [id],
+      );
+      ctx.t.app.get(WebhookSender).wake();
+      await ctx.receiver.waitFor('/kept-leased', 1);
+      const [entry] = await eventually(
+        () => log(id),
+        (l) => l[0]?.status === 'delivered',
+      );
+      expect(entry).toEqual(expect.objectContaining({ type: 'tag.created', attempts: 1 }));
+    });
+
     it('a slow receiver does not hold up other endpoints', async () => {
       // The slow endpoint answers once the quick one got its message, not after a fixed
       // 100 ms that a loaded machine may spend before the quick message is even written (its
