@@ -1,13 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
+import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/http/request-context';
-import { appConfig } from '../config/app.config';
-import {
-  insertReturnsIds,
-  insertRow,
-  insertRows,
-  insertRowsReturningIds,
-} from '../database/entity-inserts';
+import { insertRow, insertRows, insertRowsReturningIds } from '../database/entity-inserts';
 import { OrganizersService } from '../organizers/organizers.service';
 import { assertExternalKeysFree } from '../posts/external-keys';
 import { applyPostTexts, slugBaseOf } from '../posts/post-store';
@@ -19,8 +12,8 @@ import {
   lockTermsReadingTaxonomies,
 } from '../terms/term-counts';
 import { VenuesService } from '../venues/venues.service';
+import { InsertReturning } from '../writes/insert-returning';
 import type { WriteUnit } from '../writes/write-unit';
-import type { EntityManager } from 'typeorm';
 import type { CreateEventDto } from './dto/create-event.dto';
 import { EventOrganizer } from './entities/event-organizer.entity';
 import { EventTerm } from './entities/event-term.entity';
@@ -54,7 +47,7 @@ interface PlannedEvent {
 @Injectable()
 export class EventBulkWrites {
   constructor(
-    @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+    private readonly insertReturning: InsertReturning,
     private readonly events: EventWrites,
     private readonly venues: VenuesService,
     private readonly organizers: OrganizersService,
@@ -195,15 +188,6 @@ export class EventBulkWrites {
     return planned;
   }
 
-  /** Whether this server answers INSERT … RETURNING: asked once (insertReturnsIds). */
-  private insertReturning: boolean | undefined;
-
-  private async insertsReturnIds(manager: EntityManager): Promise<boolean> {
-    if (this.config.portableSql) return false;
-    this.insertReturning ??= await insertReturnsIds(manager);
-    return this.insertReturning;
-  }
-
   /**
    * The event rows in order, one multi-row INSERT per run of rows setting the
    * same columns (those left out take their defaults, as insertRow's do).
@@ -212,7 +196,7 @@ export class EventBulkWrites {
   private async insertEvents(unit: WriteUnit, planned: readonly PlannedEvent[]): Promise<number[]> {
     const { manager } = unit;
     const ids: number[] = [];
-    if (!(await this.insertsReturnIds(manager))) {
+    if (!(await this.insertReturning.available(manager))) {
       for (const { row } of planned) ids.push(await insertRow(manager, Event, row));
       return ids;
     }

@@ -87,7 +87,10 @@ export class ChangeMessages implements ChangeListener, OnModuleInit, OnModuleDes
   }
 
   /** The records of the changes, per kind (RecordReaders), a few queries per batch of BATCH. */
-  private records(unit: WriteUnit, changes: TrackedChange[]): Promise<Map<ChangeKind, RecordsById>> {
+  private records(
+    unit: WriteUnit,
+    changes: TrackedChange[],
+  ): Promise<Map<ChangeKind, RecordsById>> {
     const ids = RecordReaders.idsByKind(changes);
     // The rows the write read last for its answer (an event with what it links to), unless it
     // recorded a change since: its records are rendered from them, not read again. Valid

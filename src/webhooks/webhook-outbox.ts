@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { insertedId, insertReturnsIds } from '../database/entity-inserts';
+import { insertedId } from '../database/entity-inserts';
+import { InsertReturning } from '../writes/insert-returning';
 import { DeferredRows, TransactionRead, type WriteUnit } from '../writes/write-unit';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { subscribes } from './message-types';
@@ -60,10 +61,10 @@ export function newMessageId(): string {
  */
 @Injectable()
 export class WebhookOutbox {
-  /** Whether this server answers INSERT … RETURNING: asked once (insertReturnsIds). */
-  private returning: Promise<boolean> | undefined;
-
-  constructor(private readonly sender: WebhookSender) {}
+  constructor(
+    private readonly sender: WebhookSender,
+    private readonly insertReturning: InsertReturning,
+  ) {}
 
   /**
    * The delivery rows of change messages, written just before COMMIT by
@@ -125,11 +126,7 @@ export class WebhookOutbox {
       for (const chunk of chunks(rows)) await insertDeliveries(manager, chunk, forced, undefined);
       return this.sender.wakeAfterCommit(unit);
     }
-    this.returning ??= insertReturnsIds(manager).catch((error: unknown) => {
-      this.returning = undefined;
-      throw error;
-    });
-    const returning = await this.returning;
+    const returning = await this.insertReturning.available(manager);
     const written: WrittenDelivery[] = [];
     for (const chunk of chunks(rows)) {
       const result = await insertDeliveries(manager, chunk, forced, lease, returning);
@@ -185,7 +182,7 @@ function deliveryRows(
 /**
  * One multi-row INSERT of deliveries with their messages, leased to this
  * process's sender when `lease` is given; `returning`: its rows come back
- * with their IDs (`INSERT … RETURNING`, see insertReturnsIds).
+ * with their IDs (`INSERT … RETURNING`, see InsertReturning).
  */
 function insertDeliveries(
   manager: EntityManager,
