@@ -43,6 +43,12 @@ export const appConfig = registerAs('app', () => {
     recurrenceHorizonMonths: Number(env('RECURRENCE_HORIZON_MONTHS') ?? 24),
     icalMaxEvents: Number(env('ICAL_MAX_EVENTS') ?? 50000),
     icalRateLimitPerMinute: Number(env('ICAL_RATE_LIMIT_PER_MINUTE') ?? 60),
+    search: {
+      /** Full-text searches this instance runs at once (SearchGate); 0 = no bound. */
+      maxConcurrent: Number(env('SEARCH_MAX_CONCURRENT') ?? 4),
+      /** How long a search may wait for a turn before its 503. */
+      waitMs: Number(env('SEARCH_WAIT_MS') ?? 2000),
+    },
     rateLimitPerMinute: Number(env('RATE_LIMIT_PER_MINUTE') ?? 1200),
     redisUrl: env('REDIS_URL'),
     corsOrigins: (env('CORS_ORIGINS') ?? '')

@@ -120,6 +120,19 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @Transform(toInt)
+  @IsInt({ message: 'SEARCH_MAX_CONCURRENT must be a whole number (0 turns the bound off)' })
+  @Min(0, { message: 'SEARCH_MAX_CONCURRENT must be a whole number (0 turns the bound off)' })
+  SEARCH_MAX_CONCURRENT?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'SEARCH_WAIT_MS must be a whole number of milliseconds, 0 to 60000' })
+  @Min(0, { message: 'SEARCH_WAIT_MS must be a whole number of milliseconds, 0 to 60000' })
+  @Max(60000, { message: 'SEARCH_WAIT_MS must be a whole number of milliseconds, 0 to 60000' })
+  SEARCH_WAIT_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
   @IsInt({ message: 'RATE_LIMIT_PER_MINUTE must be a whole number (0 turns limiting off)' })
   @Min(0, { message: 'RATE_LIMIT_PER_MINUTE must be a whole number (0 turns limiting off)' })
   RATE_LIMIT_PER_MINUTE?: number;

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { WritesModule } from '../writes/writes.module';
+import { SearchGateModule } from '../common/limits/search-gate.module';
 import { ExternalKeyUpserts } from '../posts/external-upsert';
 import { OrganizersModule } from '../organizers/organizers.module';
 import { TermsModule } from '../terms/terms.module';
@@ -14,7 +15,7 @@ import { RecurrenceService } from './recurrence/recurrence.service';
 
 /** Events, embedding and linking the venues, organizers and terms of their modules. */
 @Module({
-  imports: [WritesModule, TermsModule, VenuesModule, OrganizersModule],
+  imports: [WritesModule, TermsModule, VenuesModule, OrganizersModule, SearchGateModule],
   controllers: [EventsController],
   providers: [
     EventsService,

@@ -22,6 +22,7 @@ import {
   SearchPlan,
 } from './event-list-query';
 import { chooseSearchPlan } from './search-plan';
+import { SearchGate } from '../common/limits/search-gate';
 import { EventRecordsService, EventRows, LinkedRecordCache } from './event-records.service';
 import { passwordKey, passwordMatches } from './event-password';
 import { EVENTS, loadEventRows, loadEvents } from './event-store';
@@ -45,6 +46,7 @@ export class EventsService {
     private readonly terms: TermLinksService,
     private readonly counts: CountCacheService,
     private readonly records: EventRecordsService,
+    private readonly searchGate: SearchGate,
   ) {
     this.passwordKey = passwordKey(config.auth.jwtSecret);
   }
@@ -55,8 +57,18 @@ export class EventsService {
    * then the records and everything they embed in a fixed number of queries.
    */
   async list(query: ListEventsQueryDto, ctx: RequestContext): Promise<ListPage<EventRecord>> {
-    const edit = editContext(query.context, ctx);
     const filters = await this.listFilters(query, ctx);
+    return this.searchGate.run(filters.search !== undefined, () =>
+      this.listPage(query, filters, ctx),
+    );
+  }
+
+  private async listPage(
+    query: ListEventsQueryDto,
+    filters: EventListFilters,
+    ctx: RequestContext,
+  ): Promise<ListPage<EventRecord>> {
+    const edit = editContext(query.context, ctx);
     const window = pageWindow(query, this.config.maxPerPage);
     const order = listOrder(query, filters);
     const matching = eventListQuery(this.dataSource.manager, filters, {
@@ -226,9 +238,10 @@ export class EventsService {
    * them, kept with it per data version (CountCacheService). An index read.
    */
   matchCount(filters: EventListFilters, ctx: RequestContext): Promise<number> {
+    const count = () => eventListQuery(this.dataSource.manager, filters).getCount();
     return this.counts.count(
       countKey(filters),
-      () => eventListQuery(this.dataSource.manager, filters).getCount(),
+      () => this.searchGate.run(filters.search !== undefined, count),
       ctx,
     );
   }

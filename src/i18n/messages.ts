@@ -167,6 +167,10 @@ export const ERROR_MESSAGES: Catalogue<ErrorKey> = {
     en: 'The request took too long; try again later.',
     nl: 'Het verzoek duurde te lang; probeer het later opnieuw.',
   },
+  rest_search_busy: {
+    en: 'Too many searches are running; try again in a moment.',
+    nl: 'Er lopen te veel zoekopdrachten; probeer het zo opnieuw.',
+  },
   rest_internal_error: {
     en: 'An internal error occurred.',
     nl: 'Er is een interne fout opgetreden.',

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { RequestContext } from '../common/http/request-context';
+import { SearchGate } from '../common/limits/search-gate';
 import { Event } from '../events/entities/event.entity';
 import { EventListFilters, eventListQuery, orderEvents } from '../events/event-list-query';
 import { zoneComponents } from './ical-calendar';
@@ -25,7 +26,10 @@ export interface IdPage {
  */
 @Injectable()
 export class IcalFeedReader {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly searchGate: SearchGate,
+  ) {}
 
   /**
    * The IDs of one keyset page of `limit` after `after` (start, then ID; by ID with
@@ -33,7 +37,17 @@ export class IcalFeedReader {
    * page starts. Written out, not as a row constructor: MariaDB ranges over
    * the index only this way.
    */
-  async idPage(
+  idPage(feedFilters: EventListFilters, after: Cursor | undefined, limit: number): Promise<IdPage> {
+    // A search's page reads every match again: each page takes a turn (SearchGate), waiting
+    // for it, as the feed has begun.
+    return this.searchGate.run(
+      feedFilters.search !== undefined,
+      () => this.readIdPage(feedFilters, after, limit),
+      { patient: true },
+    );
+  }
+
+  private async readIdPage(
     feedFilters: EventListFilters,
     after: Cursor | undefined,
     limit: number,
@@ -92,7 +106,13 @@ export class IcalFeedReader {
    * series they belong to and of those series' occurrences (a series is
    * written whole, whichever of its occurrences matched).
    */
-  async feedZones(filters: EventListFilters): Promise<string> {
+  feedZones(filters: EventListFilters): Promise<string> {
+    return this.searchGate.run(filters.search !== undefined, () => this.readZones(filters), {
+      patient: true,
+    });
+  }
+
+  private async readZones(filters: EventListFilters): Promise<string> {
     const manager = this.dataSource.manager;
     const zones = await eventListQuery(manager, filters)
       .select('DISTINCT e.timezone', 'timezone')

@@ -5,6 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DateTime, FixedOffsetZone } from 'luxon';
 import { DataSource } from 'typeorm';
 import { DataVersionService } from '../common/cache/data-version.service';
+import { SearchGate } from '../common/limits/search-gate';
 import { VersionStampedLru } from '../common/cache/version-stamped-lru';
 import { LINKED_RECORDS_PER_KIND } from '../common/records/linked-record-cache';
 import type { RequestContext } from '../common/http/request-context';
@@ -92,6 +93,7 @@ export class IcalFeedService {
     private readonly versions: DataVersionService,
     private readonly reader: IcalFeedReader,
     private readonly series: IcalSeriesExport,
+    private readonly searchGate: SearchGate,
   ) {
     this.uidHost = new URL(config.publicSiteUrl).host;
   }
@@ -147,7 +149,9 @@ export class IcalFeedService {
     const kept = this.contentStamps.lookup(key, version);
     if (kept !== undefined) return kept.value;
     assertFeedSize(await this.events.matchCount(filters, ctx), this.config.icalMaxEvents);
-    const stamp = await feedContentStamp(this.dataSource.manager, filters);
+    const stamp = await this.searchGate.run(filters.search !== undefined, () =>
+      feedContentStamp(this.dataSource.manager, filters),
+    );
     this.contentStamps.set(key, stamp, version);
     return stamp;
   }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SearchGateModule } from '../common/limits/search-gate.module';
 import { EventsModule } from '../events/events.module';
 import { IcalController } from './ical.controller';
 import { IcalEventService } from './ical-event.service';
@@ -8,7 +9,7 @@ import { IcalSeriesExport } from './ical-series-export';
 
 /** iCalendar feeds and single events (docs/api.md §14), written from the events module's records. */
 @Module({
-  imports: [EventsModule],
+  imports: [EventsModule, SearchGateModule],
   controllers: [IcalController],
   providers: [IcalFeedService, IcalFeedReader, IcalSeriesExport, IcalEventService],
 })

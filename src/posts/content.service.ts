@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AccessPolicy, type PostStatus } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
+import { SearchGate } from '../common/limits/search-gate';
 import type { RequestContext } from '../common/http/request-context';
 import type { Tagged } from '../common/http/tagged-record';
 import { recordTag } from '../common/http/record-tag';
@@ -35,6 +36,7 @@ import {
 } from './post-access';
 import { findPostOrFail, loadPosts, PostRef, writePostTexts } from './post-store';
 import { postColumns } from './post-write';
+import { fullTextWords } from './search';
 
 /**
  * The request flows venues and organizers share (docs/api.md §2–§7), each
@@ -53,6 +55,7 @@ export abstract class ContentService<
     protected readonly kind: ContentKind<E, T, R, D>,
     protected readonly writes: Writes,
     private readonly readers: RecordReaders,
+    private readonly searchGate: SearchGate,
   ) {}
 
   /** Registers how records of this kind are read by ID (RecordReaders). */
@@ -69,13 +72,9 @@ export abstract class ContentService<
 
   async list(query: ContentListQueryDto, ctx: RequestContext): Promise<ListPage<R>> {
     const edit = editContext(query.context, ctx);
-    const page = await findContentPage(
-      this.dataSource.manager,
-      this.kind,
-      query,
-      ctx,
-      this.config.maxPerPage,
-    );
+    const findPage = () =>
+      findContentPage(this.dataSource.manager, this.kind, query, ctx, this.config.maxPerPage);
+    const page = await this.searchGate.run(fullTextWords(query.search ?? '').length > 0, findPage);
     const items = page.items.map((item) =>
       this.kind.map(
         item,

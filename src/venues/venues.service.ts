@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { SearchGate } from '../common/limits/search-gate';
 import type { ConfigType } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -67,8 +68,9 @@ export class VenuesService extends ContentService<
     @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
     writes: Writes,
     readers: RecordReaders,
+    searchGate: SearchGate,
   ) {
-    super(dataSource, config, VENUES, writes, readers);
+    super(dataSource, config, VENUES, writes, readers, searchGate);
   }
 
   /**

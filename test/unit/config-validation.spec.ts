@@ -56,6 +56,10 @@ describe('validateEnvironment', () => {
     [{ ICAL_MAX_EVENTS: '0' }, /^ICAL_MAX_EVENTS /],
     [{ ICAL_MAX_EVENTS: 'many' }, /^ICAL_MAX_EVENTS /],
     [{ ICAL_RATE_LIMIT_PER_MINUTE: '-1' }, /^ICAL_RATE_LIMIT_PER_MINUTE /],
+    [{ SEARCH_MAX_CONCURRENT: '-1' }, /^SEARCH_MAX_CONCURRENT /],
+    [{ SEARCH_MAX_CONCURRENT: 'four' }, /^SEARCH_MAX_CONCURRENT /],
+    [{ SEARCH_WAIT_MS: '60001' }, /^SEARCH_WAIT_MS /],
+    [{ SEARCH_WAIT_MS: '1.5' }, /^SEARCH_WAIT_MS /],
   ])('%p gives one line naming the variable', (env, pattern) => {
     const message = failure(env);
     expect(message).toMatch(pattern);
@@ -66,6 +70,13 @@ describe('validateEnvironment', () => {
     expect(() =>
       validateEnvironment({ ICAL_MAX_EVENTS: '1', ICAL_RATE_LIMIT_PER_MINUTE: '0' }),
     ).not.toThrow();
+  });
+
+  it('accepts SEARCH_MAX_CONCURRENT from 0 (no bound) and SEARCH_WAIT_MS from 0 to 60000', () => {
+    expect(() =>
+      validateEnvironment({ SEARCH_MAX_CONCURRENT: '0', SEARCH_WAIT_MS: '0' }),
+    ).not.toThrow();
+    expect(() => validateEnvironment({ SEARCH_WAIT_MS: '60000' })).not.toThrow();
   });
 
   it('accepts IDEMPOTENCY_TTL_HOURS from 1 to 8760', () => {

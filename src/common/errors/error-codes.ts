@@ -45,6 +45,7 @@ export const ERROR_STATUS = {
   rest_too_many_requests: 429,
   rest_service_unavailable: 503,
   rest_request_timeout: 503,
+  rest_search_busy: 503,
   rest_internal_error: 500,
 } as const;
 
@@ -57,6 +58,7 @@ export type ErrorKey = keyof typeof ERROR_STATUS;
 const WIRE_CODE: Partial<Record<ErrorKey, string>> = {
   rest_unauthorized: 'rest_forbidden',
   rest_request_timeout: 'rest_service_unavailable',
+  rest_search_busy: 'rest_service_unavailable',
 };
 
 export function wireCode(key: ErrorKey): string {
