@@ -19,7 +19,7 @@ interface Waiting {
  * InnoDB read hundreds of thousands of index entries, seconds of a
  * connection and a core each, and the database finishes a statement whose
  * request has timed out: a dozen of them held every pooled connection for
- * minutes, so lists and writes waited too. A search that finds no turn within
+ * more than half a minute at 1M events, so lists and writes got 503 too. A search that finds no turn within
  * SEARCH_WAIT_MS (or a full queue) is 503 with Retry-After; other requests
  * keep the rest of the pool. The turn is held until the search's statements
  * have settled, not only until its request ended.
