@@ -19,9 +19,9 @@ interface Waiting {
  * InnoDB read hundreds of thousands of index entries, seconds of a
  * connection and a core each, and the database finishes a statement whose
  * request has timed out: a dozen of them held every pooled connection for
- * more than half a minute at 1M events, so lists and writes got 503 too. A search that finds no turn within
- * SEARCH_WAIT_MS (or a full queue) is 503 with Retry-After; other requests
- * keep the rest of the pool. The turn is held until the search's statements
+ * more than half a minute at 1M events, so lists and writes got 503 too. A
+ * search that finds no turn within SEARCH_WAIT_MS (or a full queue) is 503
+ * with Retry-After; other requests keep the rest of the pool. The turn is held until the search's statements
  * have settled, not only until its request ended.
  */
 @Injectable()
@@ -43,13 +43,18 @@ export class SearchGate {
    * the reads of an answer whose first bytes are sent (a feed's later
    * batches), which a 503 could only cut off.
    */
-  async run<T>(
+  run<T>(
     searching: boolean,
     read: () => Promise<T>,
     options: { patient?: boolean } = {},
   ): Promise<T> {
+    // Not a search: straight through, no promise of the gate's own on every list.
     if (!searching || this.turns === 0) return read();
-    await this.enter(options.patient === true);
+    return this.inTurn(read, options.patient === true);
+  }
+
+  private async inTurn<T>(read: () => Promise<T>, patient: boolean): Promise<T> {
+    await this.enter(patient);
     try {
       return await read();
     } finally {
