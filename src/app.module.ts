@@ -31,9 +31,9 @@ import { IcalModule } from './ical/ical.module';
 import { ChangesModule } from './changes/changes.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { ImportWriterModule } from './imports/import-writer.module';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { MetricsModule } from './metrics/metrics.module';
 import { BatchModule } from './batch/batch.module';
+import { AppInterceptors } from './app-interceptors';
 
 @Module({
   imports: [
@@ -81,20 +81,15 @@ import { BatchModule } from './batch/batch.module';
     { provide: APP_PIPE, useClass: ApiValidationPipe },
     // Filter: anything thrown becomes the contract's error body in the request's language.
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
-    // Interceptors, outermost first: the request time-out (503),
-    // 304 from a remembered ETag without running the handler (@CachedValidators routes),
-    // Idempotency-Key on POSTs (inside the time-out, so an answer that comes late is
-    // still stored; outside the rest, so a replay does nothing else and carries the
-    // stored ETag), the data version bump after a write that did not bump it in its own
-    // transaction (caches keyed by the version). A write's ETag header is set by its
-    // controller (sendTagged). GET ETags and 304s: conditionalGet in app.setup.ts.
+    // Interceptors: the four global ones as one layer, in the order AppInterceptors gives
+    // (time-out, remembered ETags, Idempotency-Key, data version bump). A write's ETag header is
+    // set by its controller (sendTagged). GET ETags and 304s: conditionalGet in app.setup.ts.
     // List headers and links (ListPageInterceptor) are bound by @ApiListResponse on the list
-    // routes only: each global interceptor is a layer every request passes (about 1 % of a
-    // create's CPU each).
-    { provide: APP_INTERCEPTOR, useClass: RequestTimeoutInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: ReadValidatorInterceptor },
-    { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: WriteVersionInterceptor },
+    // routes only: each interceptor Nest runs is a layer every request of its routes passes.
+    RequestTimeoutInterceptor,
+    ReadValidatorInterceptor,
+    WriteVersionInterceptor,
+    { provide: APP_INTERCEPTOR, useClass: AppInterceptors },
   ],
 })
 export class AppModule {}

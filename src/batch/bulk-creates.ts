@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import type { AuthUser } from '../auth/auth-user';
 import { isRetryableConflict } from '../common/errors/database-errors';
-import { locationOf } from '../common/http/location.interceptor';
+import { locationOf } from '../common/http/tagged-record';
 import type { RequestContext } from '../common/http/request-context';
 import { writeAnswer } from '../common/http/write-precondition';
 import type { WriteRequest } from '../common/http/write-request';

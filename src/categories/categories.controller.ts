@@ -10,16 +10,14 @@ import {
   Put,
   Query,
   Res,
-  UseInterceptors,
-} from '@nestjs/common';
+  } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ViewQueryDto } from '../common/dto/language-query.dto';
 import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe } from '../common/http/id-param.pipe';
-import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
-import { sendTagged } from '../common/http/tagged-record';
+import { sendCreated, sendTagged } from '../common/http/tagged-record';
 import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
 import { TermRecordDto } from '../terms/dto/term-record.dto';
 import { TermsService } from '../terms/terms.service';
@@ -45,14 +43,13 @@ export class CategoriesController {
 
   @Post()
   @ApiBearerAuth()
-  @UseInterceptors(LocationInterceptor)
   @ApiOperation({ summary: 'Create an event category (author and up)' })
   async create(
     @Body() body: CreateCategoryDto,
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return sendTagged(res, await this.terms.create(CATEGORIES, body, ctx));
+    return sendCreated(res, await this.terms.create(CATEGORIES, body, ctx));
   }
 
   @Get(':id')

@@ -10,15 +10,13 @@ import {
   Put,
   Query,
   Res,
-  UseInterceptors,
-} from '@nestjs/common';
+  } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
-import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
-import { sendTagged } from '../common/http/tagged-record';
+import { sendCreated, sendTagged } from '../common/http/tagged-record';
 import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
 import { CreateEventDto } from './dto/create-event.dto';
 import { DeleteEventQueryDto, ReadEventQueryDto } from './dto/event-query.dto';
@@ -53,14 +51,13 @@ export class EventsController {
 
   @Post()
   @ApiBearerAuth()
-  @UseInterceptors(LocationInterceptor)
   @ApiOperation({ summary: 'Create an event' })
   async create(
     @Body() body: CreateEventDto,
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return sendTagged(res, await this.writes.create(body, ctx));
+    return sendCreated(res, await this.writes.create(body, ctx));
   }
 
   @Get('by-slug/:slug')

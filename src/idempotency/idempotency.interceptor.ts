@@ -174,7 +174,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       await this.store.release(lost.claim).catch(() => undefined);
       throw new ApiError('rest_idempotency_key_in_use');
     }
-    // The Location of a create, as LocationInterceptor sets it, and the ETag a write carries.
+    // The Location of a create, as sendCreated sets it, and the ETag a write carries.
     const location = record.rest_url ?? record.urls?.self;
     const etag = await this.readers.tagOf(kind, id, ctx);
     const answer: StoredAnswer = {

@@ -10,17 +10,15 @@ import {
   Put,
   Query,
   Res,
-  UseInterceptors,
-} from '@nestjs/common';
+  } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DeleteQueryDto } from '../posts/dto/post-query.dto';
 import { ViewQueryDto } from '../common/dto/language-query.dto';
 import { CachedValidators } from '../common/http/cached-validators';
 import { IdParamPipe, SlugParamPipe } from '../common/http/id-param.pipe';
-import { LocationInterceptor } from '../common/http/location.interceptor';
 import { Ctx, RequestContext } from '../common/http/request-context';
-import { sendTagged } from '../common/http/tagged-record';
+import { sendCreated, sendTagged } from '../common/http/tagged-record';
 import { ApiListResponse } from '../common/pagination/api-list-response.decorator';
 import { VenueRecordDto } from './dto/venue-record.dto';
 import { CreateVenueDto } from './dto/create-venue.dto';
@@ -52,14 +50,13 @@ export class VenuesController {
 
   @Post()
   @ApiBearerAuth()
-  @UseInterceptors(LocationInterceptor)
   @ApiOperation({ summary: 'Create a venue' })
   async create(
     @Body() body: CreateVenueDto,
     @Ctx() ctx: RequestContext,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return sendTagged(res, await this.venues.create(body, ctx));
+    return sendCreated(res, await this.venues.create(body, ctx));
   }
 
   @Get('by-slug/:slug')

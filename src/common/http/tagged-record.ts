@@ -20,3 +20,20 @@ export function sendTagged<R>(res: Response, answer: Tagged<R>): R {
   if (answer.etag) res.setHeader('ETag', answer.etag);
   return answer.record;
 }
+
+/**
+ * A create's answer (docs/api.md §7): `sendTagged`, and a `Location` header
+ * naming the new record's REST URL.
+ */
+export function sendCreated<R extends LocatedRecord>(res: Response, answer: Tagged<R>): R {
+  const location = locationOf(answer.record);
+  if (location) res.setHeader('Location', location);
+  return sendTagged(res, answer);
+}
+
+type LocatedRecord = { rest_url?: string; urls?: { self?: string } } | undefined;
+
+/** The REST URL a create's Location names: the record's own. */
+export function locationOf(record: LocatedRecord): string | undefined {
+  return record?.rest_url ?? record?.urls?.self;
+}
