@@ -2,6 +2,8 @@ import { QueryFailedError, type QueryRunner } from 'typeorm';
 import { MysqlQueryRunner } from 'typeorm/driver/mysql/MysqlQueryRunner';
 import { QueryResult } from 'typeorm/query-runner/QueryResult';
 import { BroadcasterResult } from 'typeorm/subscriber/BroadcasterResult';
+import { QUERY_TIMEOUT } from './query-timeout';
+import { StatementDeadlines } from './statement-deadlines';
 
 /** Marks the prototype whose `query` is the lean one. */
 const LEAN = Symbol('lean query');
@@ -9,8 +11,8 @@ const LEAN = Symbol('lean query');
 type Done = (error: Error | null, raw?: unknown) => void;
 
 interface Connection {
-  query(sql: string | { sql: string; timeout: number }, values: unknown, done: Done): void;
-  query(sql: string | { sql: string; timeout: number }, done: Done): void;
+  query(sql: string, values: unknown, done: Done): void;
+  query(sql: string, done: Done): void;
 }
 
 /** What the lean `query` uses of TypeORM's runner (its public and internal fields). */
@@ -47,8 +49,11 @@ type Query = (
  * what each statement paid for nothing: an awaited `connect()` when the runner
  * already holds its connection, the `BeforeQuery` broadcast when no subscriber
  * listens to it (ours listen after), mysql2's promise wrapper (the callback is
- * what it wraps), and a copy of every result's rows (`Array.from`) that only a
- * structured result uses. TypeORM's share of a create's CPU profile went from
+ * what it wraps), a copy of every result's rows (`Array.from`) that only a
+ * structured result uses, and mysql2's per-statement `timeout` (a timer and a
+ * copy of the statement's options each): the deadlines are checked by one
+ * timer for all statements (StatementDeadlines), and an expired statement
+ * fails with mysql2's own error. TypeORM's share of a create's CPU profile went from
  * 4.9 to 2.4 % (docs/performance.md, Writes). The slow-query log, the
  * `AfterQuery` subscribers (metrics, time-outs) and the errors
  * (`QueryFailedError` around mysql2's own error) are TypeORM's. A runner not
@@ -66,13 +71,15 @@ export function leanMysqlQuery(Runner: { prototype: object } = MysqlQueryRunner)
     const logger = this.driver.dataSource.logger;
     logger.logQuery(query, parameters, this as unknown as QueryRunner);
     const { enableQueryTimeout, maxQueryExecutionTime } = this.driver.options;
-    const payload =
-      enableQueryTimeout && maxQueryExecutionTime
-        ? { sql: query, timeout: maxQueryExecutionTime }
-        : query;
     const started = Date.now();
     return new Promise((resolve, reject) => {
+      let settled = false;
+      let release: (() => void) | undefined;
       const done: Done = (error, raw) => {
+        // After a time-out, mysql2's own late answer (or its error when the connection is thrown away).
+        if (settled) return;
+        settled = true;
+        release?.();
         try {
           const elapsed = Date.now() - started;
           if (maxQueryExecutionTime && elapsed > maxQueryExecutionTime)
@@ -106,11 +113,30 @@ export function leanMysqlQuery(Runner: { prototype: object } = MysqlQueryRunner)
           reject(thrown as Error);
         }
       };
-      if (parameters !== undefined) connection.query(payload, parameters, done);
-      else connection.query(payload, done);
+      if (enableQueryTimeout && maxQueryExecutionTime)
+        release = deadlines.watch(maxQueryExecutionTime, () => done(queryTimeoutError()));
+      if (parameters !== undefined) connection.query(query, parameters, done);
+      else connection.query(query, done);
     });
   };
   proto[LEAN] = true;
+}
+
+/**
+ * The deadlines of the lean path's statements (`maxQueryExecutionTime`), one
+ * check for all: mysql2's per-statement `timeout` is what the lean path
+ * replaces, with the same error.
+ */
+const deadlines = new StatementDeadlines();
+
+/** mysql2's error for a statement that outlived its time-out (QueryTimeoutSubscriber acts on it). */
+function queryTimeoutError(): Error {
+  return Object.assign(new Error('Query inactivity timeout'), {
+    code: QUERY_TIMEOUT,
+    errorno: QUERY_TIMEOUT,
+    syscall: 'query',
+    fatal: true,
+  });
 }
 
 /** TypeORM's `finally { await broadcasterResult.wait() }`: the subscribers' promises first. */

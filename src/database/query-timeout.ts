@@ -7,8 +7,8 @@ import {
   type QueryRunner,
 } from 'typeorm';
 
-/** mysql2's error for a query that outlived its `timeout`. */
-const QUERY_TIMEOUT = 'PROTOCOL_SEQUENCE_TIMEOUT';
+/** mysql2's error for a query that outlived its `timeout` (and the lean query path's, mysql-query.ts). */
+export const QUERY_TIMEOUT = 'PROTOCOL_SEQUENCE_TIMEOUT';
 
 interface PooledConnection {
   destroy(): void;

@@ -3,6 +3,7 @@ import { MysqlQueryRunner } from 'typeorm/driver/mysql/MysqlQueryRunner';
 import { QueryResult } from 'typeorm/query-runner/QueryResult';
 import { BroadcasterResult } from 'typeorm/subscriber/BroadcasterResult';
 import { loadMysqlDriver } from '../../src/database/mysql-driver';
+import { QUERY_TIMEOUT } from '../../src/database/query-timeout';
 import { leanMysqlQuery } from '../../src/database/mysql-query';
 
 type Done = (error: Error | null, raw?: unknown) => void;
@@ -22,13 +23,20 @@ class FakeRunner {
   after: AfterQuery[] = [];
   slow: number[] = [];
   reply: { error: Error | null; raw?: unknown } = { error: null, raw: [] };
+  /** A database that does not answer (a silent partition) until answerLate is called. */
+  silent = false;
+  late: Done[] = [];
   databaseConnection?: { query: (...args: unknown[]) => void } = {
     query: (...args: unknown[]) => {
       this.sent.push(args.slice(0, -1));
       const done = args[args.length - 1] as Done;
-      setImmediate(() => done(this.reply.error, this.reply.raw));
+      if (this.silent) this.late.push(done);
+      else setImmediate(() => done(this.reply.error, this.reply.raw));
     },
   };
+  answerLate(): void {
+    for (const done of this.late.splice(0)) done(this.reply.error, this.reply.raw);
+  }
   subscribers: Array<{ beforeQuery?: () => void }> = [];
   dataSource = { subscribers: this.subscribers };
   driver = {
@@ -70,12 +78,13 @@ describe('leanMysqlQuery', () => {
   });
   beforeEach(() => (FakeRunner.originals = 0));
 
-  it('sends the statement with its time-out and answers the raw result, after the subscribers saw it', async () => {
+  it('sends the statement and answers the raw result, after the subscribers saw it', async () => {
     const runner = new FakeRunner();
     const rows = [{ id: 1 }, { id: 2 }];
     runner.reply = { error: null, raw: rows };
     await expect(runner.query('SELECT ?', [1])).resolves.toBe(rows);
-    expect(runner.sent).toEqual([[{ sql: 'SELECT ?', timeout: 30_000 }, [1]]]);
+    // Its time-out is the lean path's own (StatementDeadlines), not mysql2's `timeout` option.
+    expect(runner.sent).toEqual([['SELECT ?', [1]]]);
     expect(runner.after).toEqual([
       {
         query: 'SELECT ?',
@@ -110,6 +119,43 @@ describe('leanMysqlQuery', () => {
     runner.reply = { error: null, raw: [{ id: 4 }] };
     const rows = (await runner.query('SELECT 4', [], true)) as QueryResult;
     expect([rows.records, rows.affected]).toEqual([[{ id: 4 }], undefined]);
+  });
+
+  it('fails a statement that outlives its time-out with mysql2’s time-out error, once', async () => {
+    const runner = new FakeRunner();
+    runner.driver.options = { enableQueryTimeout: true, maxQueryExecutionTime: 50 };
+    runner.silent = true;
+    const started = Date.now();
+    const failure = (await runner
+      .query('SELECT SLEEP(60)', [])
+      .catch((e: unknown) => e)) as QueryFailedError;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(50);
+    expect(failure).toBeInstanceOf(QueryFailedError);
+    expect((failure.driverError as { code?: string }).code).toBe(QUERY_TIMEOUT);
+    expect(runner.after).toEqual([
+      {
+        query: 'SELECT SLEEP(60)',
+        success: false,
+        executionTime: undefined,
+        raw: undefined,
+        error: failure.driverError,
+      },
+    ]);
+    // mysql2's late answer changes nothing: the subscribers heard of the statement once.
+    runner.answerLate();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(runner.after).toHaveLength(1);
+  });
+
+  it('answers a statement that settles in time, and does not expire it later', async () => {
+    const runner = new FakeRunner();
+    runner.driver.options = { enableQueryTimeout: true, maxQueryExecutionTime: 50 };
+    runner.silent = true;
+    const answer = runner.query('SELECT 1', []);
+    runner.answerLate();
+    await expect(answer).resolves.toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(runner.after.map((event) => event.success)).toEqual([true]);
   });
 
   it('rejects with a QueryFailedError around mysql2’s own error, reported to the subscribers as failed', async () => {

@@ -1,3 +1,5 @@
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../../../src/database/data-source-options';
 import { API, createTestApp, errorBody, mysqlTestUrl, TestApp } from '../helpers/test-app';
 import { withStall } from '../helpers/stall';
 import { TcpProxy } from '../helpers/tcp-proxy';
@@ -112,6 +114,47 @@ onMysql('database faults', () => {
     console.log(
       `vanished peer: 503s within ${slowestMs} ms (process stalled ${stallMs} ms), recovered in ${recoveredMs} ms`,
     );
+  });
+
+  it('a partition in the middle of a transaction: its statement times out and its connection is thrown away', async () => {
+    // A transaction holds its connection: a statement that never gets a reply must fail by
+    // its own time-out (the lean query path's deadlines, not mysql2's), with mysql2's error,
+    // and the connection must leave the pool, or transactions would wait for ever.
+    const proxied = new URL(mysqlTestUrl().url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    const dataSource = new DataSource(
+      dataSourceOptions({
+        databaseUrl: proxied.toString(),
+        sqlitePath: '',
+        migrationsRun: false,
+        queryTimeoutMs: 500,
+      }),
+    );
+    await dataSource.initialize();
+    try {
+      const runner = dataSource.createQueryRunner();
+      await runner.connect();
+      await runner.startTransaction();
+      await expect(runner.query('SELECT 1 AS one')).resolves.toEqual([{ one: 1 }]);
+      proxy.freeze();
+      const started = Date.now();
+      const failure = (await runner.query('SELECT 2 AS two').catch((e: unknown) => e)) as {
+        driverError?: { code?: string };
+      };
+      const tookMs = Date.now() - started;
+      expect(failure.driverError?.code).toBe('PROTOCOL_SEQUENCE_TIMEOUT');
+      expect(tookMs).toBeGreaterThanOrEqual(500);
+      expect(tookMs).toBeLessThan(2000);
+      await runner.release().catch(() => undefined);
+      await proxy.restore({ keepFrozen: true });
+      // The frozen connection was thrown away: a new transaction gets a working one.
+      await expect(
+        dataSource.transaction((manager) => manager.query('SELECT 3 AS three')),
+      ).resolves.toEqual([{ three: 3 }]);
+    } finally {
+      await dataSource.destroy();
+    }
   });
 
   it('never loses an acknowledged write while the database is cut and restored at random', async () => {
