@@ -19,6 +19,7 @@ interface Connection {
 interface Runner {
   isReleased: boolean;
   databaseConnection?: Connection;
+  connect(): Promise<unknown>;
   dataSource: { subscribers: Array<{ beforeQuery?: unknown }> };
   driver: {
     options: { enableQueryTimeout?: boolean; maxQueryExecutionTime?: number };
@@ -47,7 +48,7 @@ type Query = (
 /**
  * TypeORM's `MysqlQueryRunner.query` with the same steps and results, minus
  * what each statement paid for nothing: an awaited `connect()` when the runner
- * already holds its connection, the `BeforeQuery` broadcast when no subscriber
+ * already holds its connection (a runner without one gets it first, as in TypeORM), the `BeforeQuery` broadcast when no subscriber
  * listens to it (ours listen after), mysql2's promise wrapper (the callback is
  * what it wraps), a copy of every result's rows (`Array.from`) that only a
  * structured result uses, and mysql2's per-statement `timeout` (a timer and a
@@ -56,18 +57,20 @@ type Query = (
  * fails with mysql2's own error. TypeORM's share of a create's CPU profile went from
  * 4.9 to 2.4 % (docs/performance.md, Writes). The slow-query log, the
  * `AfterQuery` subscribers (metrics, time-outs) and the errors
- * (`QueryFailedError` around mysql2's own error) are TypeORM's. A runner not
- * yet connected, released, or with a `beforeQuery` subscriber takes TypeORM's
- * own path.
+ * (`QueryFailedError` around mysql2's own error) are TypeORM's. A released
+ * runner, or one with a `beforeQuery` subscriber, takes TypeORM's own path.
  */
 export function leanMysqlQuery(Runner: { prototype: object } = MysqlQueryRunner): void {
   const proto = Runner.prototype as { query: Query; [LEAN]?: true };
   if (proto[LEAN]) return;
   const original = proto.query;
-  proto.query = function (this: Runner, query, parameters, useStructuredResult = false) {
-    const connection = this.databaseConnection;
-    if (this.isReleased || !connection || this.dataSource.subscribers.some((s) => s.beforeQuery))
+  const lean: Query = function (this: Runner, query, parameters, useStructuredResult = false) {
+    if (this.isReleased || this.dataSource.subscribers.some((s) => s.beforeQuery))
       return original.call(this, query, parameters, useStructuredResult);
+    const connection = this.databaseConnection;
+    // A runner's first statement (every read outside a transaction): its connection first, as TypeORM's.
+    if (!connection)
+      return this.connect().then(() => lean.call(this, query, parameters, useStructuredResult));
     const logger = this.driver.dataSource.logger;
     logger.logQuery(query, parameters, this as unknown as QueryRunner);
     const { enableQueryTimeout, maxQueryExecutionTime } = this.driver.options;
@@ -119,6 +122,7 @@ export function leanMysqlQuery(Runner: { prototype: object } = MysqlQueryRunner)
       else connection.query(query, done);
     });
   };
+  proto.query = lean;
   proto[LEAN] = true;
 }
 

@@ -34,6 +34,14 @@ class FakeRunner {
       else setImmediate(() => done(this.reply.error, this.reply.raw));
     },
   };
+  /** TypeORM's connect: the pool's connection, once. */
+  connects = 0;
+  private pooled = this.databaseConnection;
+  connect(): Promise<unknown> {
+    this.connects++;
+    this.databaseConnection = this.pooled;
+    return Promise.resolve(this.databaseConnection);
+  }
   answerLate(): void {
     for (const done of this.late.splice(0)) done(this.reply.error, this.reply.raw);
   }
@@ -197,18 +205,28 @@ describe('leanMysqlQuery', () => {
     await expect(runner.query('SELECT 1')).rejects.toThrow('subscriber failed');
   });
 
-  it('leaves a runner not connected, released or with a beforeQuery subscriber to TypeORM', async () => {
+  it('connects a runner without a connection first, then sends on it', async () => {
     const unconnected = new FakeRunner();
+    const connection = unconnected.databaseConnection;
     unconnected.databaseConnection = undefined;
+    unconnected.reply = { error: null, raw: [{ id: 1 }] };
+    await expect(unconnected.query('SELECT 1', [2])).resolves.toEqual([{ id: 1 }]);
+    expect(unconnected.connects).toBe(1);
+    expect(unconnected.databaseConnection).toBe(connection);
+    expect(unconnected.sent).toEqual([['SELECT 1', [2]]]);
+    expect(FakeRunner.originals).toBe(0);
+  });
+
+  it('leaves a released runner or one with a beforeQuery subscriber to TypeORM', async () => {
     const released = new FakeRunner();
     released.isReleased = true;
     const listened = new FakeRunner();
     listened.subscribers.push({ beforeQuery: () => undefined });
-    for (const runner of [unconnected, released, listened])
+    for (const runner of [released, listened])
       await expect(runner.query('SELECT 1', [2], true)).resolves.toEqual({
         original: ['SELECT 1', [2], true],
       });
-    expect(FakeRunner.originals).toBe(3);
+    expect(FakeRunner.originals).toBe(2);
     expect([released.sent, listened.sent]).toEqual([[], []]);
   });
 
