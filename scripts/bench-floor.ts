@@ -11,11 +11,11 @@
  *   npm run bench:floor -- [--database-url mysql://…] [--requests 3000] [--rounds 3]
  *
  * One connection, requests one after another (keep-alive); each round warms
- * up with 300 requests per case and server. Prints CPU ms per request (user +
- * system of the server process) and requests/s, per round and as medians.
+ * up with 300 requests per case and server. Prints CPU ms per request (the
+ * server process's threads) and requests/s, per round and as medians.
  */
 import { Agent, request as httpRequest } from 'node:http';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,16 +30,17 @@ import {
   type Server,
 } from './bench/processes';
 import { median } from './bench/round-stats';
-import { ensureBuilt, freePort } from './shared/process-tools';
+import { ensureBuilt, freePort, threadCpuSeconds } from './shared/process-tools';
 import { benchSettings, serviceEnv, settingsEnv } from './shared/service-env';
 
 const ROOT = resolve(__dirname, '..');
 const API = '/calendar/events/v1';
 
-/** The user + system CPU time of a process so far, in ms (/proc, clock ticks of 10 ms). */
+/** The CPU time of a server process so far, in ms (its threads' on-CPU time). */
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  const seconds = threadCpuSeconds(pid);
+  if (seconds === undefined) throw new Error(`process ${pid} is gone`);
+  return seconds * 1000;
 }
 
 async function main(): Promise<void> {
