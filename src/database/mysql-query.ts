@@ -48,17 +48,18 @@ type Query = (
 /**
  * TypeORM's `MysqlQueryRunner.query` with the same steps and results, minus
  * what each statement paid for nothing: an awaited `connect()` when the runner
- * already holds its connection (a runner without one gets it first, as in TypeORM), the `BeforeQuery` broadcast when no subscriber
- * listens to it (ours listen after), mysql2's promise wrapper (the callback is
- * what it wraps), a copy of every result's rows (`Array.from`) that only a
- * structured result uses, and mysql2's per-statement `timeout` (a timer and a
- * copy of the statement's options each): the deadlines are checked by one
- * timer for all statements (StatementDeadlines), and an expired statement
- * fails with mysql2's own error. TypeORM's share of a create's CPU profile went from
- * 4.9 to 2.4 % (docs/performance.md, Writes). The slow-query log, the
- * `AfterQuery` subscribers (metrics, time-outs) and the errors
- * (`QueryFailedError` around mysql2's own error) are TypeORM's. A released
- * runner, or one with a `beforeQuery` subscriber, takes TypeORM's own path.
+ * already holds its connection (one without gets it first, as in TypeORM),
+ * the `BeforeQuery` broadcast when no subscriber listens to it (ours listen
+ * after), mysql2's promise wrapper (the callback is what it wraps), a copy of
+ * every result's rows (`Array.from`) that only a structured result uses, and
+ * mysql2's per-statement `timeout` (a timer and a copy of the statement's
+ * options each): the deadlines are checked by one timer for all statements
+ * (StatementDeadlines), and an expired statement fails with mysql2's own
+ * error. TypeORM's share of a create's CPU profile went from 4.9 to 2.4 %
+ * (docs/performance.md, Writes). The slow-query log, the `AfterQuery`
+ * subscribers (metrics, time-outs) and the errors (`QueryFailedError` around
+ * mysql2's own error) are TypeORM's. A released runner, or one with a
+ * `beforeQuery` subscriber, takes TypeORM's own path.
  */
 export function leanMysqlQuery(Runner: { prototype: object } = MysqlQueryRunner): void {
   const proto = Runner.prototype as { query: Query; [LEAN]?: true };

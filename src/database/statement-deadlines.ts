@@ -30,7 +30,7 @@ export class StatementDeadlines {
     };
   }
 
-  /** How many statements are watched (for tests and metrics). */
+  /** How many statements are watched (for tests). */
   get size(): number {
     return this.inFlight.size;
   }

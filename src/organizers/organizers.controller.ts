@@ -10,7 +10,7 @@ import {
   Put,
   Query,
   Res,
-  } from '@nestjs/common';
+} from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DeleteQueryDto } from '../posts/dto/post-query.dto';
