@@ -71,7 +71,14 @@ export function leanMysqlQuery(Runner: { prototype: object } = MysqlQueryRunner)
     const connection = this.databaseConnection;
     // A runner's first statement (every read outside a transaction): its connection first, as TypeORM's.
     if (!connection)
-      return this.connect().then(() => lean.call(this, query, parameters, useStructuredResult));
+      return this.connect().then(() =>
+        (this.databaseConnection ? lean : original).call(
+          this,
+          query,
+          parameters,
+          useStructuredResult,
+        ),
+      );
     const logger = this.driver.dataSource.logger;
     logger.logQuery(query, parameters, this as unknown as QueryRunner);
     const { enableQueryTimeout, maxQueryExecutionTime } = this.driver.options;

@@ -5,6 +5,7 @@ import { BroadcasterResult } from 'typeorm/subscriber/BroadcasterResult';
 import { loadMysqlDriver } from '../../src/database/mysql-driver';
 import { QUERY_TIMEOUT } from '../../src/database/query-timeout';
 import { leanMysqlQuery } from '../../src/database/mysql-query';
+import { StatementDeadlines } from '../../src/database/statement-deadlines';
 
 type Done = (error: Error | null, raw?: unknown) => void;
 interface AfterQuery {
@@ -155,15 +156,36 @@ describe('leanMysqlQuery', () => {
     expect(runner.after).toHaveLength(1);
   });
 
-  it('answers a statement that settles in time, and does not expire it later', async () => {
-    const runner = new FakeRunner();
-    runner.driver.options = { enableQueryTimeout: true, maxQueryExecutionTime: 50 };
-    runner.silent = true;
-    const answer = runner.query('SELECT 1', []);
-    runner.answerLate();
-    await expect(answer).resolves.toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(runner.after.map((event) => event.success)).toEqual([true]);
+  it('answers a statement that settles in time and ends its watch', async () => {
+    // The watch's release is what keeps a settled statement out of the deadlines' checks.
+    const watch = StatementDeadlines.prototype.watch;
+    let watched = 0;
+    let released = 0;
+    const spy = jest.spyOn(StatementDeadlines.prototype, 'watch').mockImplementation(function (
+      this: StatementDeadlines,
+      timeoutMs,
+      expire,
+    ) {
+      watched++;
+      const release = watch.call(this, timeoutMs, expire);
+      return () => {
+        released++;
+        release();
+      };
+    });
+    try {
+      const runner = new FakeRunner();
+      runner.driver.options = { enableQueryTimeout: true, maxQueryExecutionTime: 50 };
+      runner.silent = true;
+      const answer = runner.query('SELECT 1', []);
+      runner.answerLate();
+      await expect(answer).resolves.toEqual([]);
+      expect([watched, released]).toEqual([1, 1]);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(runner.after.map((event) => event.success)).toEqual([true]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('rejects with a QueryFailedError around mysql2’s own error, reported to the subscribers as failed', async () => {
@@ -215,6 +237,16 @@ describe('leanMysqlQuery', () => {
     expect(unconnected.databaseConnection).toBe(connection);
     expect(unconnected.sent).toEqual([['SELECT 1', [2]]]);
     expect(FakeRunner.originals).toBe(0);
+  });
+
+  it('leaves a runner whose connect gave it no connection to TypeORM (no second round)', async () => {
+    const runner = new FakeRunner();
+    runner.databaseConnection = undefined;
+    runner.connect = () => Promise.resolve(undefined);
+    await expect(runner.query('SELECT 1', [2])).resolves.toEqual({
+      original: ['SELECT 1', [2], false],
+    });
+    expect(FakeRunner.originals).toBe(1);
   });
 
   it('leaves a released runner or one with a beforeQuery subscriber to TypeORM', async () => {

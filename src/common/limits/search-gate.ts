@@ -21,8 +21,9 @@ interface Waiting {
  * request has timed out: a dozen of them held every pooled connection for
  * more than half a minute at 1M events, so lists and writes got 503 too. A
  * search that finds no turn within SEARCH_WAIT_MS (or a full queue) is 503
- * with Retry-After; other requests keep the rest of the pool. The turn is held until the search's statements
- * have settled, not only until its request ended.
+ * with Retry-After; other requests keep the rest of the pool. The turn is
+ * held until the search's statements have settled, not only until its
+ * request ended.
  */
 @Injectable()
 export class SearchGate {
