@@ -4,7 +4,7 @@ import type { AuthUser } from '../auth/auth-user';
 import { isRetryableConflict } from '../common/errors/database-errors';
 import { locationOf } from '../common/http/tagged-record';
 import type { RequestContext } from '../common/http/request-context';
-import { writeAnswer } from '../common/http/write-precondition';
+import { writeAnswer } from '../common/http/write-answer';
 import type { WriteRequest } from '../common/http/write-request';
 import { OperationRateLimit } from '../common/limits/operation-rate-limit';
 import { ApiValidationPipe } from '../common/validation/api-validation.pipe';
@@ -174,13 +174,13 @@ export class BulkCreates {
     const answers = ids.map((id, index): OperationAnswer => {
       const record = records.get(id);
       if (!record) throw new NotAsAlone();
-      const { answer, etag } = writeAnswer(recordAsOf(record, laterCounts[index]));
+      const { answer, etag, bytes } = writeAnswer(recordAsOf(record, laterCounts[index]));
       const location = locationOf(answer);
       return {
         status: 201,
         headers: { etag, ...(location ? { location } : {}) },
         // As the route's JSON answer reads back.
-        body: JSON.parse(JSON.stringify(answer)) as Record<string, unknown>,
+        body: JSON.parse(bytes.toString('utf8')) as Record<string, unknown>,
       };
     });
     return { unit, perOperation, answers };

@@ -7,7 +7,8 @@ import { AccessPolicy } from '../auth/policy';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import type { Tagged } from '../common/http/tagged-record';
-import { assertPrecondition, writeAnswer } from '../common/http/write-precondition';
+import { writeAnswer } from '../common/http/write-answer';
+import { assertPrecondition } from '../common/http/write-precondition';
 import { nowEpoch } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
 import { insertRow } from '../database/entity-inserts';
@@ -33,7 +34,12 @@ import { CreateEventDto } from './dto/create-event.dto';
 import { UpdateEventDto } from './dto/update-event.dto';
 import { Event } from './entities/event.entity';
 import { EventTranslation } from './entities/event-translation.entity';
-import { EventLinkRows, EventRecordsService, WRITTEN_EVENT_ROWS } from './event-records.service';
+import {
+  EventLinkRows,
+  EventRecordsService,
+  EventRows,
+  WRITTEN_EVENT_ROWS,
+} from './event-records.service';
 import { passwordKey } from './event-password';
 import { deleteEvent, EVENTS, LinkChanges, lockEventRow, writeEventLinks } from './event-store';
 import { namedTermIds, taxonomiesOf, termCountsMayMove, termIdsOf } from './event-term-writes';
@@ -70,10 +76,11 @@ export class EventWrites {
   /** Create: the event, its texts, links and any inline venue, organizers or terms in one transaction. */
   async create(input: CreateEventDto, ctx: RequestContext): Promise<Tagged<EventRecord>> {
     assertCanCreate(ctx.user);
-    return this.writes.run(ctx.write, async (unit) => {
+    const rows = await this.writes.run(ctx.write, async (unit) => {
       const { id, links } = await this.createIn(unit, input, ctx);
-      return this.written(unit, id, ctx, linkRowsOfNewEvent(id, links));
+      return this.readRows(unit, id, linkRowsOfNewEvent(id, links));
     });
+    return this.answerOf(rows, ctx);
   }
 
   /**
@@ -142,12 +149,13 @@ export class EventWrites {
     );
     assertCanEdit(ctx.user, current);
     const post = postColumns(input, ctx, this.config.siteTimezone, false);
-    return this.writes.run(ctx.write, async (unit) => {
+    const rows = await this.writes.run(ctx.write, async (unit) => {
       await lockEventRow(unit.manager, current.id);
       await assertPrecondition(ctx.precondition, () => this.readRecord(unit, current.id, ctx));
       await this.updateLocked(unit, current.id, input, ctx, post);
-      return this.written(unit, current.id, ctx);
+      return this.readRows(unit, current.id);
     });
+    return this.answerOf(rows, ctx);
   }
 
   /**
@@ -231,13 +239,14 @@ export class EventWrites {
     if (force && !AccessPolicy.canForceDelete(ctx.user)) throw ApiError.forbidden();
     if (!force && event.status === 'trash') throw new ApiError('event-is-in-trash');
     if (!force) {
-      return this.writes.run(ctx.write, async (unit) => {
+      const rows = await this.writes.run(ctx.write, async (unit) => {
         const { manager } = unit;
         await lockEventRow(manager, event.id);
         await assertPrecondition(ctx.precondition, () => this.readRecord(unit, event.id, ctx));
         await this.trashLocked(unit, event);
-        return this.written(unit, event.id, ctx);
+        return this.readRows(unit, event.id);
       });
+      return this.answerOf(rows, ctx);
     }
     const [record] = await this.records.map([event], ctx, () => ({}));
     await this.writes.run(ctx.write, async (unit) => {
@@ -345,16 +354,23 @@ export class EventWrites {
    * The event as a GET by ID without `password` and `context` shows it to the
    * caller, read in the write's transaction: what its ETag hashes.
    */
-  private async readRecord(
-    unit: WriteUnit,
-    id: number,
-    ctx: RequestContext,
-    links?: EventLinkRows,
-  ): Promise<EventRecord> {
+  private async readRecord(unit: WriteUnit, id: number, ctx: RequestContext): Promise<EventRecord> {
+    return this.recordOf(await this.readRows(unit, id), ctx);
+  }
+
+  /**
+   * The event's rows, read in the write's transaction (404 when it is gone);
+   * `links`: its link rows when the write knows them all (it created them).
+   */
+  private async readRows(unit: WriteUnit, id: number, links?: EventLinkRows): Promise<EventRows> {
     const rows = await this.records.loadRows(unit.manager, [id], links);
     if (!rows.events.get(id)?.translations.length) throw new ApiError(EVENTS.notFound);
     // Its change messages render the webhook record from these rows unless a change is recorded since.
     unit.keep(WRITTEN_EVENT_ROWS, rows);
+    return rows;
+  }
+
+  private recordOf(rows: EventRows, ctx: RequestContext): EventRecord {
     const [record] = this.records.mapRows(rows, ctx, () => ({
       withJsonLd: true,
       withTranslations: false,
@@ -363,18 +379,13 @@ export class EventWrites {
   }
 
   /**
-   * A write's answer and ETag, from one read at the end of its transaction
-   * (writeAnswer); `links`: the event's link rows when the write knows them
-   * all (it created them).
+   * A write's answer and ETag (writeAnswer) from the rows it read at the end
+   * of its transaction: built after COMMIT, so the rows' locks are not held
+   * while the record is mapped, serialized and hashed.
    */
-  private async written(
-    unit: WriteUnit,
-    id: number,
-    ctx: RequestContext,
-    links?: EventLinkRows,
-  ): Promise<Tagged<EventRecord>> {
-    const { answer, etag } = writeAnswer(await this.readRecord(unit, id, ctx, links));
-    return { record: answer, etag };
+  private answerOf(rows: EventRows, ctx: RequestContext): Tagged<EventRecord> {
+    const { answer, etag, bytes } = writeAnswer(this.recordOf(rows, ctx));
+    return { record: answer, etag, bytes };
   }
 }
 

@@ -9,7 +9,8 @@ import { SearchGate } from '../common/limits/search-gate';
 import type { RequestContext } from '../common/http/request-context';
 import type { Tagged } from '../common/http/tagged-record';
 import { recordTag } from '../common/http/record-tag';
-import { assertPrecondition, writeAnswer } from '../common/http/write-precondition';
+import { writeAnswer } from '../common/http/write-answer';
+import { assertPrecondition } from '../common/http/write-precondition';
 import { cachedRecords, type LinkedRecordStore } from '../common/records/linked-record-cache';
 import type { RecordReaders, RecordsById } from '../common/records/record-readers';
 import { keptOrLoaded } from '../database/kept-rows';
@@ -98,9 +99,10 @@ export abstract class ContentService<
   async create(input: D, ctx: RequestContext): Promise<Tagged<R>> {
     assertCanCreate(ctx.user);
     const write = this.kind.write(input);
-    return this.writes.run(ctx.write, async (unit) =>
-      this.written(unit.manager, await this.insert(unit, write, ctx), ctx),
+    const item = await this.writes.run(ctx.write, async (unit) =>
+      this.readItem(unit.manager, await this.insert(unit, write, ctx), ctx),
     );
+    return this.answerOf(item, ctx);
   }
 
   /**
@@ -120,7 +122,7 @@ export abstract class ContentService<
       ...write.columns,
       ...postColumns(write.post, ctx, this.config.siteTimezone, false),
     } as QueryDeepPartialEntity<E>;
-    return this.writes.run(ctx.write, async (unit) => {
+    const written = await this.writes.run(ctx.write, async (unit) => {
       const { manager } = unit;
       await lockRow(manager, this.kind.entity, current.id);
       await assertPrecondition(ctx.precondition, () => this.readRecord(manager, current.id, ctx));
@@ -135,8 +137,9 @@ export abstract class ContentService<
       // Events embed the record only for callers who may see it: announce them when that moves.
       if (visibilityMoves(item, columns as { status?: string; authorId?: number }))
         unit.record(await linkedEventChanges(manager, kind, item.id, { via: true }));
-      return this.written(manager, item.id, ctx);
+      return this.readItem(manager, item.id, ctx);
     });
+    return this.answerOf(written, ctx);
   }
 
   /**
@@ -308,20 +311,26 @@ export abstract class ContentService<
    * on `manager` (a write's transaction): what its ETag hashes.
    */
   private async readRecord(manager: EntityManager, id: number, ctx: RequestContext): Promise<R> {
-    const item = await findPostOrFail(manager, this.kind, { id }, ctx.language);
+    return this.recordOf(await this.readItem(manager, id, ctx), ctx);
+  }
+
+  private readItem(manager: EntityManager, id: number, ctx: RequestContext): Promise<E> {
+    return findPostOrFail(manager, this.kind, { id }, ctx.language);
+  }
+
+  private recordOf(item: E, ctx: RequestContext): R {
     return this.kind.map(item, this.mapOptions(ctx, { withJsonLd: true }));
   }
 
-  /** A write's answer and ETag, from one read at the end of its transaction (writeAnswer). */
-  private async written(
-    manager: EntityManager,
-    id: number,
-    ctx: RequestContext,
-  ): Promise<Tagged<R>> {
-    const { answer, etag } = writeAnswer(
-      (await this.readRecord(manager, id, ctx)) as R & { json_ld?: unknown },
+  /**
+   * A write's answer and ETag (writeAnswer) from the record it read at the
+   * end of its transaction, built after COMMIT (see EventWrites.answerOf).
+   */
+  private answerOf(item: E, ctx: RequestContext): Tagged<R> {
+    const { answer, etag, bytes } = writeAnswer(
+      this.recordOf(item, ctx) as R & { json_ld?: unknown },
     );
-    return { record: answer, etag };
+    return { record: answer, etag, bytes };
   }
 
   private mapOptions(

@@ -6,6 +6,7 @@ import {
   JsonBytes,
   jsonBytesMiddleware,
   JsonWriter,
+  sendAsBytes,
   shareJson,
 } from '../../src/common/http/json-writer';
 import { changesPageBytes } from '../../src/changes/changes-page-bytes';
@@ -201,6 +202,28 @@ describe('jsonBytesMiddleware', () => {
       .get('/bytes')
       .set('If-None-Match', '"e5BCAGKOPcs60OMqelzATtApVO8"')
       .expect(304);
+  });
+
+  it('sends the bytes sendAsBytes named for that very value, and serializes any other value', async () => {
+    const app = express();
+    app.use(jsonBytesMiddleware);
+    const record = { id: 1, title: 'from the object' };
+    // Bytes that differ from the object's, so the test sees which were sent.
+    const bytes = Buffer.from('{"id":1,"title":"from the bytes"}', 'utf8');
+    app.post('/same', (_req, res) => {
+      sendAsBytes(res, record, bytes);
+      res.status(201).json(record);
+    });
+    app.post('/replaced', (_req, res) => {
+      sendAsBytes(res, record, bytes);
+      res.status(201).json({ ...record });
+    });
+
+    const same = await request(app).post('/same').expect(201);
+    expect(same.text).toBe('{"id":1,"title":"from the bytes"}');
+    expect(same.headers['content-type']).toBe('application/json; charset=utf-8');
+    const replaced = await request(app).post('/replaced').expect(201);
+    expect(replaced.text).toBe(JSON.stringify(record));
   });
 });
 

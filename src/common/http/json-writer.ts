@@ -195,17 +195,39 @@ export class JsonBytes {
   constructor(readonly bytes: Buffer) {}
 }
 
+interface BytesLocals {
+  answerBytes?: { value: unknown; bytes: Buffer };
+}
+
 /**
- * Express middleware: `res.json` of a JsonBytes sends its bytes as a JSON
- * answer (through `res.send`, so conditionalGet hashes and tags them as any
- * other JSON answer); everything else goes to Express's own `res.json`.
+ * Tells `res.json` the bytes of `value`, built already (a write's answer,
+ * writeAnswer): when the handler's result reaches `res.json` as this very
+ * object, those bytes are sent instead of serializing it again. A result
+ * replaced on its way (another object) is serialized as usual.
+ */
+export function sendAsBytes(res: Response, value: unknown, bytes: Buffer): void {
+  (res.locals as BytesLocals).answerBytes = { value, bytes };
+}
+
+/**
+ * Express middleware: `res.json` of a JsonBytes, or of the value sendAsBytes
+ * named, sends those bytes as a JSON answer (through `res.send`, so
+ * conditionalGet hashes and tags them as any other JSON answer); everything
+ * else goes to Express's own `res.json`.
  */
 export function jsonBytesMiddleware(_req: Request, res: Response, next: NextFunction): void {
   const json = res.json.bind(res);
   res.json = function jsonOrBytes(body?: unknown) {
-    if (!(body instanceof JsonBytes)) return json(body);
+    const kept = (res.locals as BytesLocals).answerBytes;
+    const bytes =
+      body instanceof JsonBytes
+        ? body.bytes
+        : kept !== undefined && kept.value === body
+          ? kept.bytes
+          : undefined;
+    if (bytes === undefined) return json(body);
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    return res.send(body.bytes);
+    return res.send(bytes);
   } as Response['json'];
   next();
 }

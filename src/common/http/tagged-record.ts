@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { sendAsBytes } from './json-writer';
 
 /**
  * A write's answer with its ETag (docs/api.md §11): the tag a GET of the
@@ -10,6 +11,8 @@ import type { Response } from 'express';
 export interface Tagged<R> {
   record: R;
   etag?: string;
+  /** The record's JSON as `res.json` would send it, when the write built it already (writeAnswer). */
+  bytes?: Buffer;
 }
 
 /**
@@ -18,6 +21,7 @@ export interface Tagged<R> {
  */
 export function sendTagged<R>(res: Response, answer: Tagged<R>): R {
   if (answer.etag) res.setHeader('ETag', answer.etag);
+  if (answer.bytes) sendAsBytes(res, answer.record, answer.bytes);
   return answer.record;
 }
 

@@ -50,15 +50,3 @@ export async function assertPrecondition(
   if (ifMatch.length === 0 || !matchHolds(ifMatch, recordTag(await currentBody())))
     throw new ApiError('rest_precondition_failed');
 }
-
-/**
- * A write's answer and its ETag from the record a GET would show right after
- * it (read at the end of the write's transaction): the tag hashes that record,
- * the answer is the same record without its JSON-LD, which only a GET shows.
- */
-export function writeAnswer<R extends { json_ld?: unknown }>(
-  record: R,
-): { answer: R; etag: string } {
-  const { json_ld: _jsonLd, ...answer } = record;
-  return { answer: answer as R, etag: recordTag(record) };
-}
