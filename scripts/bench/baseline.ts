@@ -769,11 +769,6 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
 
     return writeTransaction(async (connection) => {
       const q = (sql: string, params: unknown[]) => rows(sql, params, connection);
-      // lockTermsReadingTaxonomies: the named terms write-locked in ID order, their IDs checked from the same read.
-      const lockIds = [...new Set([...(categoryIds ?? []), ...(tagIds ?? [])])].sort((a, b) => a - b);
-      const taxonomies = new Map(
-        lockIds.length > 0 ? (await q(SQL.lockTerms(lockIds.length), lockIds)).map((row) => [num(row.id), String(row.taxonomy)]) : [],
-      );
       if (venueId) {
         const [row] = await q(SQL.usableVenues(1), [venueId, 'trash']);
         if (num(row.cnt) !== 1) throw new HttpError(400, 'rest_invalid_param');
@@ -783,8 +778,6 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         const [row] = await q(SQL.usableOrganizers(unique.length), [...unique, 'trash']);
         if (num(row.cnt) !== unique.length) throw new HttpError(400, 'rest_invalid_param');
       }
-      for (const [info, list] of [[CATEGORIES, categoryIds], [TAGS, tagIds]] as const)
-        if ((list ?? []).some((termId) => taxonomies.get(termId) !== info.taxonomy)) throw new HttpError(400, 'rest_invalid_param');
       const insert = { ...columns, venueId: venueId ?? null, parentId: null } as Record<string, unknown>;
       const insertColumns: Array<[string, string]> = [
         ['author_id', 'authorId'], ['status', 'status'], ['published_at', 'publishedAt'],
@@ -816,6 +809,13 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         eventId,
         body.title,
       ]);
+      // lockTermsReadingTaxonomies after the texts: the terms write-locked in ID order, their IDs checked from the same read.
+      const lockIds = [...new Set([...(categoryIds ?? []), ...(tagIds ?? [])])].sort((a, b) => a - b);
+      const taxonomies = new Map(
+        lockIds.length > 0 ? (await q(SQL.lockTerms(lockIds.length), lockIds)).map((row) => [num(row.id), String(row.taxonomy)]) : [],
+      );
+      for (const [info, list] of [[CATEGORIES, categoryIds], [TAGS, tagIds]] as const)
+        if ((list ?? []).some((termId) => taxonomies.get(termId) !== info.taxonomy)) throw new HttpError(400, 'rest_invalid_param');
       // writeEventLinks of a new event: nothing to delete first; both taxonomies' links in one INSERT.
       if (organizerIds?.length)
         await q(SQL.insertOrganizers(organizerIds.length), organizerIds.flatMap((o, position) => [eventId, o, position]));

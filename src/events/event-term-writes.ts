@@ -1,3 +1,4 @@
+import { ApiError } from '../common/errors/api-error';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import { termIdsNamedIn } from '../terms/term-links.service';
 import type { UpdateEventDto } from './dto/update-event.dto';
@@ -45,4 +46,22 @@ export function taxonomiesOf(links: LinkChanges): Map<number, string> {
     ...(links.categoryIds ?? []).map((id): [number, string] => [id, CATEGORIES.taxonomy]),
     ...(links.tagIds ?? []).map((id): [number, string] => [id, TAGS.taxonomy]),
   ]);
+}
+
+/**
+ * Throws 400 naming `categories` or `tags` unless every term the write links
+ * exists in that taxonomy (`taxonomies`: term ID → taxonomy, as the write's
+ * locking read found them). Terms it made by name pass by construction.
+ */
+export function checkLinkedTerms(
+  links: LinkChanges,
+  taxonomies: ReadonlyMap<number, string>,
+): void {
+  for (const [info, ids] of [
+    [CATEGORIES, links.categoryIds],
+    [TAGS, links.tagIds],
+  ] as const) {
+    if (ids?.some((id) => taxonomies.get(id) !== info.taxonomy))
+      throw ApiError.invalid(info.collection, 'notFound');
+  }
 }

@@ -24,7 +24,7 @@ import {
   lockTermsForCount,
   lockTermsReadingTaxonomies,
 } from '../terms/term-counts';
-import { TermLinksService } from '../terms/term-links.service';
+import { CHECKED_WHEN_LOCKED, TermLinksService } from '../terms/term-links.service';
 import { VenuesService } from '../venues/venues.service';
 import { assertCanCreate, assertCanEdit } from '../posts/post-access';
 import { assertExternalKeyFree } from '../posts/external-keys';
@@ -42,7 +42,13 @@ import {
 } from './event-records.service';
 import { passwordKey } from './event-password';
 import { deleteEvent, EVENTS, LinkChanges, lockEventRow, writeEventLinks } from './event-store';
-import { namedTermIds, taxonomiesOf, termCountsMayMove, termIdsOf } from './event-term-writes';
+import {
+  checkLinkedTerms,
+  namedTermIds,
+  taxonomiesOf,
+  termCountsMayMove,
+  termIdsOf,
+} from './event-term-writes';
 import { resolveParent } from './event-parent';
 import { eventColumns } from './event-write';
 import type { EventRecord } from './event.mapper';
@@ -97,13 +103,7 @@ export class EventWrites {
     const columns = this.newColumns(input, ctx);
     const recurrence = this.recurrence.columnOf(input.recurrence, columns.timezone as string);
     const { manager } = unit;
-    // The terms it names, write-locked in ID order (lockTermsForCount) and checked in one read.
-    const checked = await lockTermsReadingTaxonomies(manager, namedTermIds(input));
-    const links = await this.resolveLinks(unit, input, ctx, checked);
-    await lockTermsForCount(
-      manager,
-      termIdsOf(links).filter((id) => !checked.has(id)),
-    );
+    const links = await this.resolveLinks(unit, input, ctx, CHECKED_WHEN_LOCKED);
     const parentId = await resolveParent(manager, input.post_parent, undefined);
     await assertExternalKeyFree(manager, Event, columns, undefined);
     const event = {
@@ -116,6 +116,9 @@ export class EventWrites {
       translations: [] as EventTranslation[],
     };
     await writePostTexts(manager, EVENTS, event, input, ctx.language);
+    // Its terms write-locked (lockTermsForCount) as late as they can be: every other write naming
+    // them waits from here to COMMIT. The IDs it named are checked in the same read.
+    checkLinkedTerms(links, await lockTermsReadingTaxonomies(manager, termIdsOf(links)));
     await writeEventLinks(manager, event.id, links, true);
     await adjustTermCounts(
       unit,
@@ -329,7 +332,7 @@ export class EventWrites {
     unit: WriteUnit,
     input: UpdateEventDto,
     ctx: RequestContext,
-    checked: ReadonlyMap<number, string>,
+    checked: ReadonlyMap<number, string> | typeof CHECKED_WHEN_LOCKED,
     deferred?: { venueIds: number[]; organizerIds: number[] },
   ): Promise<LinkChanges> {
     const venueId = await this.venues.resolveForEvent(unit, input.venue, ctx, deferred?.venueIds);

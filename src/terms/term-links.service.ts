@@ -19,6 +19,9 @@ import { CATEGORIES, TAGS, TaxonomyInfo } from './taxonomies';
 import { mapTerm, TermRecord } from './term.mapper';
 import { assertCanManage, insertTerm, loadTerms, termMapOptions } from './term-store';
 
+/** resolveForEvent's `checked` for a write that checks the named term IDs when it locks them. */
+export const CHECKED_WHEN_LOCKED = 'when-locked';
+
 /**
  * The term IDs an event write's `categories`/`tags` input names (names, and
  * input resolveForEvent rejects, left out): what the write locks and checks
@@ -87,14 +90,16 @@ export class TermLinksService {
    * term in the request's language if the caller may, else 403. `""`/[] → [].
    * Runs inside the event write's transaction. `checked`: the taxonomies of
    * the terms that exist among termIdsNamedIn(input), read by the write
-   * already (lockTermsReadingTaxonomies): then the IDs are checked against it.
+   * already (lockTermsReadingTaxonomies): then the IDs are checked against it;
+   * CHECKED_WHEN_LOCKED: the write checks them itself when it locks the terms
+   * (a create, checkLinkedTerms), so none is read here.
    */
   async resolveForEvent(
     unit: WriteUnit,
     info: TaxonomyInfo,
     input: unknown,
     ctx: RequestContext,
-    checked?: ReadonlyMap<number, string>,
+    checked?: ReadonlyMap<number, string> | typeof CHECKED_WHEN_LOCKED,
   ): Promise<number[] | undefined> {
     if (input === undefined) return undefined;
     if (input === null || input === '' || input === 0) return [];
@@ -105,10 +110,10 @@ export class TermLinksService {
     // Every ID is checked in one query first, so no term is created by name for a write that fails.
     const numeric = values.map(String).filter((text) => /^\d+$/.test(text));
     const known = [...new Set(numeric.map((text) => parseId(text)))];
-    if (known.length > 0) {
+    if (known.length > 0 && (checked !== CHECKED_WHEN_LOCKED || known.includes(undefined))) {
       const found = known.includes(undefined)
         ? 0
-        : checked
+        : checked && checked !== CHECKED_WHEN_LOCKED
           ? known.filter((id) => checked.get(id as number) === info.taxonomy).length
           : await unit.manager.count(Term, {
               where: { id: In(known as number[]), taxonomy: info.taxonomy },

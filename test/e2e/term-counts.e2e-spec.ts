@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { API, createTestApp, TestApp } from './helpers/test-app';
+import { API, createTestApp, errorBody, TestApp } from './helpers/test-app';
 
 /*
  * A term's `count` (published events) is kept on the term by event writes
@@ -90,6 +90,37 @@ describe('term counts kept by event writes', () => {
     }).expect(201);
     const after = await counts();
     expect([after.Swing, after.zomer]).toEqual([1, 1]);
+  });
+
+  it('a create naming a missing or misfiled term ID writes nothing, not the terms it names by name', async () => {
+    // A create locks and checks its terms after it wrote the event and its texts (as late as it can):
+    // a term ID that fails there must roll all of it back.
+    const made = await write('post', '/events', {
+      title: 'D',
+      ...dates,
+      categories: 'Blues',
+      tags: 'outdoor',
+    }).expect(201);
+    const [blues] = made.body.categories as Array<{ id: number }>;
+    const [outdoor] = made.body.tags as Array<{ id: number }>;
+    const events = async () =>
+      Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM events'))[0].n);
+    const before = { counts: await counts(), events: await events() };
+    const refused = [
+      { categories: ['Brand new', 99_999_999], param: 'categories' },
+      { categories: [blues.id], tags: ['also new', blues.id], param: 'tags' },
+      { categories: [outdoor.id, 'Brand new'], param: 'categories' },
+    ];
+    for (const { param, ...terms } of refused) {
+      const res = await write('post', '/events', { title: 'Refused', ...dates, ...terms }).expect(
+        400,
+      );
+      expect(res.body).toEqual(
+        errorBody('rest_invalid_param', 400, { [param]: expect.any(String) }),
+      );
+    }
+    expect(await counts()).toEqual(before.counts);
+    expect(await events()).toBe(before.events);
   });
 
   it('stays exact under concurrent updates of one event', async () => {
