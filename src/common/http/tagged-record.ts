@@ -3,9 +3,10 @@ import { sendAsBytes } from './json-writer';
 
 /**
  * A write's answer with its ETag (docs/api.md §11): the tag a GET of the
- * record would carry right after the write, computed by the service in the
- * write's transaction (the write's own body may differ from the GET's, e.g. no
- * JSON-LD, and a later read could already show another writer's change).
+ * record would carry right after the write, computed by the service from the
+ * rows its transaction read last (the write's own body may differ from the
+ * GET's, e.g. no JSON-LD, and a later read could already show another writer's
+ * change).
  * No tag: the answer has no ETag (a record deleted for good).
  */
 export interface Tagged<R> {
