@@ -107,17 +107,17 @@ export class TermLinksService {
     if (!values || values.length > MAX_LIST_ITEMS || values.some((v) => String(v).length > 200)) {
       throw ApiError.invalid(info.collection, 'invalid');
     }
-    // Every ID is checked in one query first, so no term is created by name for a write that fails.
     const numeric = values.map(String).filter((text) => /^\d+$/.test(text));
     const known = [...new Set(numeric.map((text) => parseId(text)))];
-    if (known.length > 0 && (checked !== CHECKED_WHEN_LOCKED || known.includes(undefined))) {
-      const found = known.includes(undefined)
-        ? 0
-        : checked && checked !== CHECKED_WHEN_LOCKED
-          ? known.filter((id) => checked.get(id as number) === info.taxonomy).length
-          : await unit.manager.count(Term, {
-              where: { id: In(known as number[]), taxonomy: info.taxonomy },
-            });
+    if (known.includes(undefined)) throw ApiError.invalid(info.collection, 'notFound');
+    // The IDs are checked before any term is made by name (unless the write checks them when it
+    // locks the terms: then what it made is rolled back with it).
+    if (known.length > 0 && checked !== CHECKED_WHEN_LOCKED) {
+      const found = checked
+        ? known.filter((id) => checked.get(id as number) === info.taxonomy).length
+        : await unit.manager.count(Term, {
+            where: { id: In(known as number[]), taxonomy: info.taxonomy },
+          });
       if (found !== known.length) throw ApiError.invalid(info.collection, 'notFound');
     }
     const ids: number[] = [];
