@@ -215,7 +215,7 @@ export const SQL = {
   insertTranslation:
     'INSERT INTO `event_translations`(`id`, `language`, `slug`, `description`, `excerpt`, `event_id`, `title`) ' +
     'VALUES (DEFAULT, ?, ?, ?, ?, ?, ?)',
-  lockTerms: (n: number) => `SELECT id, taxonomy FROM terms WHERE id IN (${placeholders(n)}) ORDER BY id FOR UPDATE`,
+  lockTerms: (n: number) => `SELECT id, taxonomy, published_count AS count FROM terms WHERE id IN (${placeholders(n)}) ORDER BY id FOR UPDATE`,
   endpoints: 'SELECT id, events, url, secret, consecutive_failures FROM webhook_endpoints WHERE enabled = 1 LOCK IN SHARE MODE',
   takeSequence:
     'UPDATE change_state c, data_version d SET c.seq = LAST_INSERT_ID(c.seq + ?), d.version = d.version + 1 WHERE c.id = 1 AND d.id = 1',
@@ -467,6 +467,13 @@ interface LinkRows {
   organizerLinks: Row[];
 }
 
+/** The rows of what link rows name. */
+interface Linked {
+  terms: Map<number, Term>;
+  organizers: Map<number, Organizer>;
+  venues: Map<number, Venue>;
+}
+
 export interface Ctx {
   language: Language;
   user?: AuthUser;
@@ -553,14 +560,19 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     return { termLinks, organizerLinks };
   }
 
-  /* EventsService.loadLinks: the terms, organizers and venues of the link rows, three reads in parallel. */
+  /* EventsService.loadLinks: the terms, organizers and venues of the link rows (readLinked), mapped. */
   async function loadLinks(
     events: Event[],
-    { termLinks, organizerLinks }: LinkRows,
+    links: LinkRows,
     ctx: Ctx,
     on: Pool | PoolConnection = pool,
   ): Promise<Map<number, EventLinks>> {
     if (events.length === 0) return new Map();
+    return mapLinked(events, links, await readLinked(events, links, on), ctx);
+  }
+
+  /* The rows of the terms, organizers and venues of the link rows: three reads in parallel. */
+  async function readLinked(events: Event[], { termLinks, organizerLinks }: LinkRows, on: Pool | PoolConnection): Promise<Linked> {
     const termIds = [...new Set(termLinks.map((link) => num(link.et_term_id)))];
     const organizerIds = [...new Set(organizerLinks.map((link) => num(link.eo_organizer_id)))];
     const venueIds = [...new Set(events.flatMap((event) => (event.venueId ? [event.venueId] : [])))];
@@ -571,6 +583,15 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         : new Map<number, Organizer>(),
       venueIds.length ? rows(SQL.venues(venueIds.length), venueIds, on).then(venuesFromRows) : new Map<number, Venue>(),
     ]);
+    return { terms, organizers, venues };
+  }
+
+  function mapLinked(
+    events: Event[],
+    { termLinks, organizerLinks }: LinkRows,
+    { terms, organizers, venues }: Linked,
+    ctx: Ctx,
+  ): Map<number, EventLinks> {
     const termRecords = new Map<number, TermRecord>();
     for (const term of terms.values()) {
       if (term.translations.length === 0) continue;
@@ -767,7 +788,7 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     const categoryIds = ids(body.categories);
     const tagIds = ids(body.tags);
 
-    return writeTransaction(async (connection) => {
+    const written = await writeTransaction(async (connection) => {
       const q = (sql: string, params: unknown[]) => rows(sql, params, connection);
       if (venueId) {
         const [row] = await q(SQL.usableVenues(1), [venueId, 'trash']);
@@ -809,31 +830,38 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         eventId,
         body.title,
       ]);
-      // lockTermsReadingTaxonomies after the texts: the terms write-locked in ID order, their IDs checked from the same read.
-      const lockIds = [...new Set([...(categoryIds ?? []), ...(tagIds ?? [])])].sort((a, b) => a - b);
-      const taxonomies = new Map(
-        lockIds.length > 0 ? (await q(SQL.lockTerms(lockIds.length), lockIds)).map((row) => [num(row.id), String(row.taxonomy)]) : [],
-      );
-      for (const [info, list] of [[CATEGORIES, categoryIds], [TAGS, tagIds]] as const)
-        if ((list ?? []).some((termId) => taxonomies.get(termId) !== info.taxonomy)) throw new HttpError(400, 'rest_invalid_param');
-      // writeEventLinks of a new event: nothing to delete first; both taxonomies' links in one INSERT.
+      // writeEventLinks of a new event: its organizer links before the terms are locked.
       if (organizerIds?.length)
         await q(SQL.insertOrganizers(organizerIds.length), organizerIds.flatMap((o, position) => [eventId, o, position]));
       const termIds = [...new Set([...(categoryIds ?? []), ...(tagIds ?? [])])];
-      if (termIds.length > 0) await q(SQL.insertTerms(termIds.length), termIds.flatMap((t) => [eventId, t]));
-      // adjustTermCounts with what the write knows (countedTermsOfNewEvent): no read.
-      const counted = columns.status === 'publish' ? [...termIds].sort((a, b) => a - b) : [];
-      if (counted.length > 0) await q(SQL.adjustTerms(counted.length), [1, ...counted]);
-      // The answer, read in the transaction: the event, then its terms, organizers and venue (link rows known).
+      // The answer's rows before the lock: the event, then its terms, organizers and venue (link rows known).
       const event = (await loadEvents([eventId], connection)).get(eventId) as Event;
       const known: LinkRows = {
         termLinks: termIds.map((termId) => ({ et_event_id: eventId, et_term_id: termId }) as Row),
         organizerLinks: (organizerIds ?? []).map((organizerId) => ({ eo_event_id: eventId, eo_organizer_id: organizerId }) as Row),
       };
-      const [record] = await mapEvents([event], ctx, () => ({}), known, connection);
+      const linked = await readLinked([event], known, connection);
+      // lockTermsReadingCounts: the terms write-locked in ID order, their IDs checked from the same read.
+      const lockIds = [...termIds].sort((a, b) => a - b);
+      const locked = new Map(
+        lockIds.length > 0
+          ? (await q(SQL.lockTerms(lockIds.length), lockIds)).map((row) => [num(row.id), { taxonomy: String(row.taxonomy), count: num(row.count) }])
+          : [],
+      );
+      for (const [info, list] of [[CATEGORIES, categoryIds], [TAGS, tagIds]] as const)
+        if ((list ?? []).some((termId) => locked.get(termId)?.taxonomy !== info.taxonomy)) throw new HttpError(400, 'rest_invalid_param');
+      if (termIds.length > 0) await q(SQL.insertTerms(termIds.length), termIds.flatMap((t) => [eventId, t]));
+      // adjustTermCounts with what the write knows (countedTermsOfNewEvent): no read.
+      const counted = columns.status === 'publish' ? [...termIds].sort((a, b) => a - b) : [];
+      if (counted.length > 0) await q(SQL.adjustTerms(counted.length), [1, ...counted]);
+      // countedFromLock: the answer's counts are the locking read's plus this create's own.
+      for (const [termId, term] of linked.terms) {
+        const found = locked.get(termId);
+        if (found) term.publishedCount = found.count + (counted.includes(termId) ? 1 : 0);
+      }
       // ChangeTracker: the endpoints (webhook outbox), the sequence with the data version, the change rows.
       await q(SQL.endpoints, []);
-      const changes = [...counted.map((termId) => [taxonomies.get(termId) === TAGS.taxonomy ? 'tag' : 'category', termId]), ['event', eventId]];
+      const changes = [...counted.map((termId) => [locked.get(termId)?.taxonomy === TAGS.taxonomy ? 'tag' : 'category', termId]), ['event', eventId]];
       const [bumped] = await connection.query(SQL.takeSequence, [changes.length]);
       const last = num((bumped as { insertId: number }).insertId);
       const now = Math.floor(Date.now() / 1000);
@@ -841,7 +869,19 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         SQL.upsertChanges(changes.length),
         changes.flatMap(([kind, recordId], i) => [kind, recordId, last - changes.length + 1 + i, 0, now]),
       );
-      return record;
+      return { event, known, linked };
+    });
+    // The answer is mapped after COMMIT (EventWrites.answerOf).
+    const { event, known, linked } = written;
+    const links = mapLinked([event], known, linked, ctx);
+    return code.eventMapper.mapEvent(event, links.get(event.id) as EventLinks, {
+      language: ctx.language,
+      apiUrl: ctx.apiUrl,
+      siteUrl,
+      siteZone,
+      withJsonLd: false,
+      withTranslations: false,
+      blanked: false,
     });
   }
 

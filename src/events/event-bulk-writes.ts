@@ -86,7 +86,7 @@ export class EventBulkWrites {
         continue;
       }
       await flush();
-      ids.push((await this.events.createIn(unit, input, ctx, extras[at])).id);
+      ids.push((await this.events.createIn(unit, input, ctx, { extra: extras[at] })).id);
     }
     await flush();
     return ids;

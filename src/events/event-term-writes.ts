@@ -1,5 +1,7 @@
 import { ApiError } from '../common/errors/api-error';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
+import type { Term } from '../terms/entities/term.entity';
+import type { LockedTerm } from '../terms/term-counts';
 import { termIdsNamedIn } from '../terms/term-links.service';
 import type { UpdateEventDto } from './dto/update-event.dto';
 import type { Event } from './entities/event.entity';
@@ -63,5 +65,23 @@ export function checkLinkedTerms(
   ] as const) {
     if (ids?.some((id) => taxonomies.get(id) !== info.taxonomy))
       throw ApiError.invalid(info.collection, 'notFound');
+  }
+}
+
+/**
+ * Sets the counts of term rows read before their lock to what COMMIT makes
+ * them: the locking read's count, plus one for each term the create counts
+ * (`counted`, as adjustTermCounts moved them). The lock keeps every other
+ * writer off them until then.
+ */
+export function countedFromLock(
+  terms: Map<number, Term>,
+  locked: ReadonlyMap<number, LockedTerm>,
+  counted: number[],
+): void {
+  const added = new Set(counted);
+  for (const [id, term] of terms) {
+    const found = locked.get(id);
+    if (found) term.publishedCount = found.publishedCount + (added.has(id) ? 1 : 0);
   }
 }

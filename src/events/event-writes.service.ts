@@ -22,7 +22,9 @@ import {
   countedTermsOfNewEvent,
   countedTermTaxonomiesOf,
   lockTermsForCount,
+  lockTermsReadingCounts,
   lockTermsReadingTaxonomies,
+  taxonomiesOfLocked,
 } from '../terms/term-counts';
 import { CHECKED_WHEN_LOCKED, TermLinksService } from '../terms/term-links.service';
 import { VenuesService } from '../venues/venues.service';
@@ -44,6 +46,7 @@ import { passwordKey } from './event-password';
 import { deleteEvent, EVENTS, LinkChanges, lockEventRow, writeEventLinks } from './event-store';
 import {
   checkLinkedTerms,
+  countedFromLock,
   namedTermIds,
   taxonomiesOf,
   termCountsMayMove,
@@ -82,24 +85,31 @@ export class EventWrites {
   /** Create: the event, its texts, links and any inline venue, organizers or terms in one transaction. */
   async create(input: CreateEventDto, ctx: RequestContext): Promise<Tagged<EventRecord>> {
     assertCanCreate(ctx.user);
-    const rows = await this.writes.run(ctx.write, async (unit) => {
-      const { id, links } = await this.createIn(unit, input, ctx);
-      return this.readRows(unit, id, linkRowsOfNewEvent(id, links));
-    });
+    const rows = await this.writes.run(
+      ctx.write,
+      async (unit) => (await this.createIn(unit, input, ctx, { answer: true })).rows as EventRows,
+    );
     return this.answerOf(rows, ctx);
   }
 
   /**
    * The create's writes inside a caller's unit of work (the import writer
-   * runs many in one): no answer is read. The caller checked assertCanCreate.
-   * `extra`: columns no body sets (the import's hash).
+   * runs many in one). The caller checked assertCanCreate. `extra`: columns
+   * no body sets (the import's hash); `answer`: also read the rows the
+   * answer is made of (`rows`, kept in the unit for its change messages).
+   *
+   * Its terms are write-locked (lockTermsForCount) as late as they can be:
+   * every other write naming them waits from there to COMMIT. So what needs
+   * no term lock runs before it: the event, its texts, its organizer links
+   * and (`answer`) the answer's rows, whose term counts are then taken from
+   * the locking read plus this create's own change, not read again.
    */
   async createIn(
     unit: WriteUnit,
     input: CreateEventDto,
     ctx: RequestContext,
-    extra: Partial<Event> = {},
-  ): Promise<{ id: number; links: LinkChanges }> {
+    options: { extra?: Partial<Event>; answer?: boolean } = {},
+  ): Promise<{ id: number; links: LinkChanges; rows?: EventRows }> {
     const columns = this.newColumns(input, ctx);
     const recurrence = this.recurrence.columnOf(input.recurrence, columns.timezone as string);
     const { manager } = unit;
@@ -111,27 +121,33 @@ export class EventWrites {
         ...columns,
         venueId: links.venueId ?? null,
         parentId,
-        ...extra,
+        ...options.extra,
       }),
       translations: [] as EventTranslation[],
     };
     await writePostTexts(manager, EVENTS, event, input, ctx.language);
-    // Its terms write-locked (lockTermsForCount) as late as they can be: every other write naming
-    // them waits from here to COMMIT. The IDs it named are checked in the same read.
-    checkLinkedTerms(links, await lockTermsReadingTaxonomies(manager, termIdsOf(links)));
-    await writeEventLinks(manager, event.id, links, true);
-    await adjustTermCounts(
-      unit,
-      [],
-      countedTermsOfNewEvent(columns.status, termIdsOf(links)),
-      taxonomiesOf(links),
-    );
+    await writeEventLinks(manager, event.id, organizerLinksOf(links), true);
+    // A series' first occurrences change its row below: its answer is read after them.
+    const early =
+      options.answer && !recurrence
+        ? await this.records.loadRows(manager, [event.id], linkRowsOfNewEvent(event.id, links))
+        : undefined;
+    // The IDs it named are checked in the same read that locks them.
+    const locked = await lockTermsReadingCounts(manager, termIdsOf(links));
+    checkLinkedTerms(links, taxonomiesOfLocked(locked));
+    await writeEventLinks(manager, event.id, termLinksOf(links), true);
+    const counted = countedTermsOfNewEvent(columns.status, termIdsOf(links));
+    await adjustTermCounts(unit, [], counted, taxonomiesOf(links));
+    if (early) countedFromLock(early.terms, locked, counted);
     if (recurrence) {
       await manager.update(Event, event.id, { recurrence });
       await this.recurrence.afterSeriesWrite(unit, event.id, false);
     }
     unit.record([{ kind: 'event', id: event.id, action: 'created' }]);
-    return { id: event.id, links };
+    if (!options.answer) return { id: event.id, links };
+    if (early) unit.keep(WRITTEN_EVENT_ROWS, early);
+    const rows = early ?? (await this.readRows(unit, event.id, linkRowsOfNewEvent(event.id, links)));
+    return { id: event.id, links, rows };
   }
 
   /**
@@ -399,4 +415,14 @@ function linkRowsOfNewEvent(eventId: number, links: LinkChanges): EventLinkRows 
     termLinks: [...termIds].map((termId) => ({ eventId, termId })),
     organizerLinks: (links.organizerIds ?? []).map((organizerId) => ({ eventId, organizerId })),
   };
+}
+
+/** A new event's organizer links alone (writeEventLinks), written before its terms are locked. */
+function organizerLinksOf(links: LinkChanges): LinkChanges {
+  return { ...links, categoryIds: undefined, tagIds: undefined };
+}
+
+/** A new event's term links alone (writeEventLinks), written once its terms are locked. */
+function termLinksOf(links: LinkChanges): LinkChanges {
+  return { ...links, organizerIds: undefined };
 }

@@ -60,25 +60,51 @@ export async function countedTermTaxonomiesOf(
   return new Map(rows.map((row) => [Number(row.termId), row.taxonomy]));
 }
 
+/** A term as the write's locking read found it (lockTermsReadingCounts). */
+export interface LockedTerm {
+  taxonomy: string;
+  publishedCount: number;
+}
+
 /**
- * lockTermsForCount that also answers which of the terms exist and their
- * taxonomies (term ID → taxonomy), so the write checks the IDs it was sent
- * against the same locking read instead of a count of its own. On SQLite a
- * plain read (one writer at a time).
+ * lockTermsForCount that also answers which of the terms exist, their
+ * taxonomies and counts (term ID → LockedTerm), so the write checks the IDs
+ * it was sent against the same locking read instead of a count of its own,
+ * and knows each count its own change moves from. On SQLite a plain read
+ * (one writer at a time).
  */
-export async function lockTermsReadingTaxonomies(
+export async function lockTermsReadingCounts(
   manager: EntityManager,
   termIds: number[],
-): Promise<Map<number, string>> {
+): Promise<Map<number, LockedTerm>> {
   const ids = [...new Set(termIds)].sort((a, b) => a - b);
   if (ids.length === 0) return new Map();
   // Plain SQL: the query builder cost more CPU than this statement's round trip.
   const lock = manager.connection.options.type === 'mysql' ? ' FOR UPDATE' : '';
-  const rows: Array<{ id: number | string; taxonomy: string }> = await manager.query(
-    `SELECT id, taxonomy FROM terms WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id${lock}`,
-    ids,
+  const rows: Array<{ id: number | string; taxonomy: string; count: number | string }> =
+    await manager.query(
+      `SELECT id, taxonomy, published_count AS count FROM terms WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id${lock}`,
+      ids,
+    );
+  return new Map(
+    rows.map((row) => [
+      Number(row.id),
+      { taxonomy: row.taxonomy, publishedCount: Number(row.count) },
+    ]),
   );
-  return new Map(rows.map((row) => [Number(row.id), row.taxonomy]));
+}
+
+/** lockTermsReadingCounts for writes that need only the taxonomies (term ID → taxonomy). */
+export async function lockTermsReadingTaxonomies(
+  manager: EntityManager,
+  termIds: number[],
+): Promise<Map<number, string>> {
+  return taxonomiesOfLocked(await lockTermsReadingCounts(manager, termIds));
+}
+
+/** Term ID → taxonomy of what a locking read found. */
+export function taxonomiesOfLocked(locked: ReadonlyMap<number, LockedTerm>): Map<number, string> {
+  return new Map([...locked].map(([id, term]) => [id, term.taxonomy]));
 }
 
 /**

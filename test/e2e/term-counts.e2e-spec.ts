@@ -123,6 +123,43 @@ describe('term counts kept by event writes', () => {
     expect(await events()).toBe(before.events);
   });
 
+  it('concurrent creates in one category answer the counts their own COMMIT made', async () => {
+    const category = await write('post', '/categories', { name: 'Rush' }).expect(201);
+    const tag = await write('post', '/tags', { name: 'Rushed' }).expect(201);
+    const statuses = ['publish', 'draft', 'publish', 'publish', 'draft', 'publish', 'publish'];
+    const responses = await Promise.all(
+      statuses.map((status, i) =>
+        write('post', '/events', {
+          title: `Rush ${i}`,
+          ...dates,
+          status,
+          categories: [category.body.id],
+          tags: [tag.body.id],
+        }),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual(statuses.map(() => 201));
+    const published = statuses.filter((status) => status === 'publish').length;
+    const answered = (status: string, kind: 'categories' | 'tags') =>
+      responses
+        .filter((_, i) => statuses[i] === status)
+        .map((r) => (r.body[kind] as Array<{ count: number }>)[0].count)
+        .sort((a, b) => a - b);
+    for (const kind of ['categories', 'tags'] as const) {
+      // Each published create counted itself after the ones committed before it: 1, 2, … in some order.
+      expect(answered('publish', kind)).toEqual(
+        Array.from({ length: published }, (_, i) => i + 1),
+      );
+      // A draft counts nothing: it answers what the published ones before it made.
+      for (const count of answered('draft', kind)) {
+        expect(count).toBeGreaterThanOrEqual(0);
+        expect(count).toBeLessThanOrEqual(published);
+      }
+    }
+    const after = await counts();
+    expect([after.Rush, after.Rushed]).toEqual([published, published]);
+  });
+
   it('stays exact under concurrent updates of one event', async () => {
     const created = await write('post', '/events', {
       title: 'C',
