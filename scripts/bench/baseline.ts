@@ -790,6 +790,8 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
 
     const written = await writeTransaction(async (connection) => {
       const q = (sql: string, params: unknown[]) => rows(sql, params, connection);
+      // Writes.run's readAhead: the webhook endpoints (the outbox's read) first.
+      await q(SQL.endpoints, []);
       if (venueId) {
         const [row] = await q(SQL.usableVenues(1), [venueId, 'trash']);
         if (num(row.cnt) !== 1) throw new HttpError(400, 'rest_invalid_param');
@@ -859,8 +861,7 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         const found = locked.get(termId);
         if (found) term.publishedCount = found.count + (counted.includes(termId) ? 1 : 0);
       }
-      // ChangeTracker: the endpoints (webhook outbox), the sequence with the data version, the change rows.
-      await q(SQL.endpoints, []);
+      // ChangeTracker: the sequence with the data version, the change rows.
       const changes = [...counted.map((termId) => [locked.get(termId)?.taxonomy === TAGS.taxonomy ? 'tag' : 'category', termId]), ['event', eventId]];
       const [bumped] = await connection.query(SQL.takeSequence, [changes.length]);
       const last = num((bumped as { insertId: number }).insertId);

@@ -88,6 +88,8 @@ export class EventWrites {
     const rows = await this.writes.run(
       ctx.write,
       async (unit) => (await this.createIn(unit, input, ctx, { answer: true })).rows as EventRows,
+      // The webhook endpoints are read first, not after the terms are locked.
+      { readAhead: true },
     );
     return this.answerOf(rows, ctx);
   }

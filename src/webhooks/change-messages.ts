@@ -59,6 +59,11 @@ export class ChangeMessages implements ChangeListener, OnModuleInit, OnModuleDes
     this.unsubscribe?.();
   }
 
+  /** The enabled endpoints, read (and share-locked) once per transaction: see WebhookOutbox.subscribers. */
+  async readAhead(unit: WriteUnit): Promise<void> {
+    await this.outbox.subscribers(unit, []);
+  }
+
   async onChanges(unit: WriteUnit, changes: readonly TrackedChange[]): Promise<void> {
     const direct = changes.filter((change) => !change.via);
     if (direct.length === 0) return;

@@ -29,6 +29,13 @@ export interface TrackedChange {
  */
 export interface ChangeListener {
   onChanges(unit: WriteUnit, changes: readonly TrackedChange[]): Promise<void>;
+  /**
+   * Reads now, in the unit's transaction, what onChanges will read (the
+   * webhook endpoints): for a write that asks before it takes locks other
+   * writers wait on (Writes.run's `readAhead`), so that read is not among
+   * the statements they wait for.
+   */
+  readAhead?(unit: WriteUnit): Promise<void>;
 }
 
 /** A change as the feed numbered it, told to commit listeners once its write committed. */
@@ -97,6 +104,11 @@ export class ChangeTracker {
   /** `listener` hears of every write's changes after its COMMIT, on this instance (not called for others'). */
   onCommitted(listener: (changes: CommittedChange[]) => void): void {
     this.commitListeners.push(listener);
+  }
+
+  /** Lets the listeners read what they will need at announce (ChangeListener.readAhead). */
+  async readAhead(unit: WriteUnit): Promise<void> {
+    for (const listener of [...this.listeners]) await listener.readAhead?.(unit);
   }
 
   /** Tells the listeners of the write's changes, in the order they subscribed. */

@@ -11,7 +11,8 @@ import { WriteUnit } from './write-unit';
  * Runs a write transaction with its unit of work and the commit pipeline, in
  * one place and in the order it runs (docs/architecture.md "What a write does"):
  *
- * 1. the work, given a fresh WriteUnit per attempt (a retry starts afresh);
+ * 1. the work, given a fresh WriteUnit per attempt (a retry starts afresh), after the change
+ *    listeners' reads when the write asks for them first (`readAhead`);
  * 2. the change listeners (webhook outbox messages, the idempotency answer's kind and ID), then
  *    the rows they deferred (WriteUnit.defer: webhook deliveries), as multi-row INSERTs;
  * 3. the request's idempotency claim marked committed (a lost claim rolls the write back);
@@ -34,12 +35,15 @@ export class Writes {
 
   /**
    * Runs `work` in a write transaction for `request` (an HTTP write's
-   * `RequestContext.write`; none for background jobs). `readCommitted`: see writeTransaction.
+   * `RequestContext.write`; none for background jobs). `readCommitted`: see
+   * writeTransaction. `readAhead`: the change listeners read what they need
+   * first (ChangeListener.readAhead), for a write whose later locks make
+   * other writers wait: an event create and its terms.
    */
   async run<R>(
     request: WriteRequest | undefined,
     work: (unit: WriteUnit) => Promise<R>,
-    options: { readCommitted?: boolean } = {},
+    options: { readCommitted?: boolean; readAhead?: boolean } = {},
   ): Promise<R> {
     if (request?.batch) return request.batch.track(this.join(request.batch, request, work));
     let unit!: WriteUnit;
@@ -49,6 +53,7 @@ export class Writes {
       async (manager) => {
         unit = new WriteUnit(manager, request);
         numbered = undefined;
+        if (options.readAhead) await this.tracker.readAhead(unit);
         const answer = await work(unit);
         numbered = await this.beforeCommit(unit);
         return answer;

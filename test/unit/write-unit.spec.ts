@@ -240,6 +240,67 @@ describe('Writes (the commit pipeline)', () => {
     expect(bumps.owed(409)).toBe(true);
   });
 
+  it('with readAhead, the listeners read before the work, on each attempt, and reuse it at announce', async () => {
+    const log: string[] = [];
+    const { writes, tracker } = pipeline(log, 1);
+    const endpoints = new TransactionRead<string[]>('endpoints');
+    const read = (unit: WriteUnit) =>
+      unit.transactionRead(endpoints, () => {
+        log.push('endpoints read');
+        return Promise.resolve(['https://example.test/hook']);
+      });
+    const announced: string[][] = [];
+    tracker.subscribe({
+      readAhead: async (unit) => {
+        await read(unit);
+      },
+      onChanges: async (unit) => {
+        announced.push(await read(unit));
+      },
+    });
+    await writes.run(
+      undefined,
+      (unit) => {
+        log.push('work');
+        unit.record([created(1)]);
+        return Promise.resolve();
+      },
+      { readAhead: true },
+    );
+    // The first attempt deadlocks at COMMIT; the retry's fresh unit reads again.
+    expect(log.filter((entry) => ['BEGIN', 'endpoints read', 'work'].includes(entry))).toEqual([
+      'BEGIN',
+      'endpoints read',
+      'work',
+      'BEGIN',
+      'endpoints read',
+      'work',
+    ]);
+    expect(announced).toEqual([['https://example.test/hook'], ['https://example.test/hook']]);
+  });
+
+  it('without readAhead, a listener reads only when the changes are announced', async () => {
+    const log: string[] = [];
+    const { writes, tracker } = pipeline(log);
+    tracker.subscribe({
+      readAhead: () => {
+        log.push('read ahead');
+        return Promise.resolve();
+      },
+      onChanges: () => {
+        log.push('listener');
+        return Promise.resolve();
+      },
+    });
+    await writes.run(undefined, (unit) => {
+      log.push('work');
+      unit.record([created(1)]);
+      return Promise.resolve();
+    });
+    expect(log.slice(0, 3)).toEqual(['BEGIN', 'work', 'listener']);
+    expect(log).not.toContain('read ahead');
+  });
+
   it('writes after the request handler returned (an inactive claim) do not mark it', async () => {
     const log: string[] = [];
     const { writes } = pipeline(log);
