@@ -214,7 +214,7 @@ function parseOptions(argv: string[]): BenchOptions {
 
 type Row = RowDataPacket & Record<string, unknown>;
 
-async function connect(url: string): Promise<Connection> {
+export async function connect(url: string): Promise<Connection> {
   const { createConnection } = await import('mysql2/promise');
   return createConnection({ uri: url, supportBigNumbers: true, bigNumberStrings: false });
 }
@@ -463,7 +463,7 @@ async function ensureScalingDatabase(
  * flight whose transactions still finish, so wait a moment and retry on
  * deadlocks and lock timeouts.
  */
-async function removeCreated(db: Connection): Promise<number> {
+export async function removeCreated(db: Connection): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     await new Promise((done) => setTimeout(done, 250));
     try {

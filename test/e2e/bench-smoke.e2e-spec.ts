@@ -126,6 +126,29 @@ describeMysql(title, () => {
   it('sees no request errors, timeouts or non-2xx answers', () => {
     expect({ errors: report.errors, non2xx: report.non2xx }).toEqual({ errors: 0, non2xx: 0 });
   });
+
+  it('npm run bench:builds measures the creates of two builds in turn and removes them', async () => {
+    // The bench above built dist/; here it stands for both builds.
+    const builds = await runScript(
+      'scripts/bench-builds.ts',
+      [
+        ...['--database-url', db.url, '--entries', 'dist/main.js,dist/main.js'],
+        ...['--rounds', '1', '--duration', '0.5', '--warmup', '0.3', '--connections', '1'],
+      ],
+      env,
+      120_000,
+    );
+    expect({ code: builds.code, output: builds.code === 0 ? '' : builds.output }).toEqual({
+      code: 0,
+      output: '',
+    });
+    for (const build of [1, 2])
+      expect(builds.output).toMatch(
+        new RegExp(`round 1 build ${build} 1 conn: [1-9][\\d.]* creates/s, p99 [\\d.]+ ms`),
+      );
+    expect(builds.output).toMatch(/\| 2 \| 1 \| [1-9][\d.]* \| [\d.]+ \| [\d.]+ \| [\d.]+× \|/);
+    expect(builds.output).toMatch(/removed [1-9]\d* bench events/);
+  }, 150_000);
 });
 
 /*
