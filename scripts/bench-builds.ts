@@ -51,8 +51,12 @@ function options(): Options {
   const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL ?? '';
   if (!databaseUrl.startsWith('mysql://'))
     throw new Error('--database-url (or DATABASE_URL) must be mysql://… (a seeded database)');
-  const entries = (values.entries ?? '').split(',').filter(Boolean).map((entry) => resolve(entry));
-  if (entries.length < 2) throw new Error('--entries needs two builds or more (dist/main.js files)');
+  const entries = (values.entries ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((entry) => resolve(entry));
+  if (entries.length < 2)
+    throw new Error('--entries needs two builds or more (dist/main.js files)');
   for (const entry of entries) if (!existsSync(entry)) throw new Error(`no such build: ${entry}`);
   const positive = (name: string, value: string, integer: boolean) => {
     const n = Number(value);
@@ -115,12 +119,23 @@ async function main(): Promise<void> {
           ).find((set) => set.key === 'create');
           if (!create) throw new Error('no create request set');
           const load = (connections: number, seconds: number) =>
-            runLoad({ port, pid: server.pid, set: create as RequestSet, connections, seconds, token, tag: 'b', counter });
+            runLoad({
+              port,
+              pid: server.pid,
+              set: create as RequestSet,
+              connections,
+              seconds,
+              token,
+              tag: 'b',
+              counter,
+            });
           await load(10, opts.warmup);
           for (const connections of opts.connections) {
             const result = aggregate([await load(connections, opts.duration)]);
             if (result.errors + result.non2xx > 0)
-              throw new Error(`build ${at + 1}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+              throw new Error(
+                `build ${at + 1}: ${result.errors} errors, ${result.non2xx} non-2xx answers`,
+              );
             const key = `${at}|${connections}`;
             runs.set(key, [...(runs.get(key) ?? []), result]);
             console.log(

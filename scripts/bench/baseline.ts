@@ -659,6 +659,16 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     on: Pool | PoolConnection = pool,
   ) {
     const links = await loadLinks(events, known ?? (await linkRows(events.map((event) => event.id), on)), ctx, on);
+    return eventRecords(events, links, ctx, extra);
+  }
+
+  /* The mapper's records of events with their links. */
+  function eventRecords(
+    events: Event[],
+    links: Map<number, EventLinks>,
+    ctx: Ctx,
+    extra: (event: Event) => { withJsonLd?: boolean; blanked?: boolean } = () => ({}),
+  ) {
     return events.map((event) =>
       code.eventMapper.mapEvent(event, links.get(event.id) as EventLinks, {
         language: ctx.language,
@@ -874,16 +884,8 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     });
     // The answer is mapped after COMMIT (EventWrites.answerOf).
     const { event, known, linked } = written;
-    const links = mapLinked([event], known, linked, ctx);
-    return code.eventMapper.mapEvent(event, links.get(event.id) as EventLinks, {
-      language: ctx.language,
-      apiUrl: ctx.apiUrl,
-      siteUrl,
-      siteZone,
-      withJsonLd: false,
-      withTranslations: false,
-      blanked: false,
-    });
+    const [record] = eventRecords([event], mapLinked([event], known, linked, ctx), ctx);
+    return record;
   }
 
   /* writeTransaction: retried on deadlocks, lock timeouts and duplicate keys. */

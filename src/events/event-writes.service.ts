@@ -100,7 +100,7 @@ export class EventWrites {
    * no body sets (the import's hash); `answer`: also read the rows the
    * answer is made of (`rows`, kept in the unit for its change messages).
    *
-   * Its terms are write-locked (lockTermsForCount) as late as they can be:
+   * Its terms are write-locked (lockTermsReadingCounts) as late as they can be:
    * every other write naming them waits from there to COMMIT. So what needs
    * no term lock runs before it: the event, its texts, its organizer links
    * and (`answer`) the answer's rows, whose term counts are then taken from
@@ -148,7 +148,8 @@ export class EventWrites {
     unit.record([{ kind: 'event', id: event.id, action: 'created' }]);
     if (!options.answer) return { id: event.id, links };
     if (early) unit.keep(WRITTEN_EVENT_ROWS, early);
-    const rows = early ?? (await this.readRows(unit, event.id, linkRowsOfNewEvent(event.id, links)));
+    const rows =
+      early ?? (await this.readRows(unit, event.id, linkRowsOfNewEvent(event.id, links)));
     return { id: event.id, links, rows };
   }
 

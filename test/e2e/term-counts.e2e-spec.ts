@@ -147,9 +147,7 @@ describe('term counts kept by event writes', () => {
         .sort((a, b) => a - b);
     for (const kind of ['categories', 'tags'] as const) {
       // Each published create counted itself after the ones committed before it: 1, 2, … in some order.
-      expect(answered('publish', kind)).toEqual(
-        Array.from({ length: published }, (_, i) => i + 1),
-      );
+      expect(answered('publish', kind)).toEqual(Array.from({ length: published }, (_, i) => i + 1));
       // A draft counts nothing: it answers what the published ones before it made.
       for (const count of answered('draft', kind)) {
         expect(count).toBeGreaterThanOrEqual(0);

@@ -191,6 +191,35 @@ describe('webhook change messages', () => {
     expect(category?.count).toBe(1);
   });
 
+  it('concurrent creates in one category announce the counts their answers show', async () => {
+    const category = await write('post', '/categories', { name: 'Druk' }).expect(201);
+    const { secret } = await register('/counts', ['event.created', 'category.updated']);
+    const created = await Promise.all(
+      [0, 1, 2, 3, 4].map((i) =>
+        write('post', '/events', {
+          ...BODIES.event[0],
+          title: `Druk ${i}`,
+          status: 'publish',
+          categories: [category.body.id],
+        }).expect(201),
+      ),
+    );
+    const got = await waitMessages('/counts', secret, 10);
+    const answered = new Map(
+      created.map((r) => [r.body.id as number, r.body.categories[0].count as number]),
+    );
+    // Each create counted itself after those committed before it.
+    expect([...answered.values()].sort()).toEqual([1, 2, 3, 4, 5]);
+    const events = got.filter((m) => m.type === 'event.created');
+    expect(events.map((m) => [m.data.id, m.data.record?.categories[0].count]).sort()).toEqual(
+      [...answered].sort(),
+    );
+    const counts = got
+      .filter((m) => m.type === 'category.updated')
+      .map((m) => m.data.record?.count);
+    expect(counts.sort()).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it("renders each record byte for byte as an administrator's context=edit GET shows it, whatever the write's language and host", async () => {
     const { secret } = await register('/exact');
     // In English, on the test server's own host: the messages are in nl on PUBLIC_SITE_URL.
