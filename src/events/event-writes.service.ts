@@ -48,7 +48,6 @@ import {
   checkLinkedTerms,
   countedFromLock,
   namedTermIds,
-  taxonomiesOf,
   termCountsMayMove,
   termIdsOf,
 } from './event-term-writes';
@@ -136,10 +135,11 @@ export class EventWrites {
         : undefined;
     // The IDs it named are checked in the same read that locks them.
     const locked = await lockTermsReadingCounts(manager, termIdsOf(links));
-    checkLinkedTerms(links, taxonomiesOfLocked(locked));
+    const taxonomies = taxonomiesOfLocked(locked);
+    checkLinkedTerms(links, taxonomies);
     await writeEventLinks(manager, event.id, termLinksOf(links), true);
     const counted = countedTermsOfNewEvent(columns.status, termIdsOf(links));
-    await adjustTermCounts(unit, [], counted, taxonomiesOf(links));
+    await adjustTermCounts(unit, [], counted, taxonomies);
     if (early) countedFromLock(early.terms, locked, counted);
     if (recurrence) {
       await manager.update(Event, event.id, { recurrence });
