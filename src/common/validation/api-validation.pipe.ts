@@ -1,6 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError, InvalidReason } from '../errors/api-error';
 import { failuresOf } from './validation-failures';
+import { memoizeValidationMetadata } from './validation-metadata-memo';
 
 /** The constraint of a required parameter that is missing. */
 const REQUIRED = 'isDefined';
@@ -23,6 +24,7 @@ export class ApiValidationPipe extends ValidationPipe {
       transformOptions: { enableImplicitConversion: false },
       exceptionFactory: (errors) => toApiError(errors),
     });
+    memoizeValidationMetadata();
   }
 
   /**
