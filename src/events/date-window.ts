@@ -28,6 +28,52 @@ export interface EventWindow {
  * lower bounds widen to 00:00:00 of their day and upper bounds to 23:59:59.
  */
 export function eventWindow(filters: DateFilters, siteZone: Zone, now: DateTime): EventWindow {
+  const noDates = DATE_FILTERS.every((name) => filters[name] === undefined);
+  return noDates && filters.strict_dates !== true
+    ? defaultWindow(siteZone, now)
+    : windowOf(filters, siteZone, now);
+}
+
+const DATE_FILTERS = [
+  'start_date',
+  'end_date',
+  'starts_before',
+  'starts_after',
+  'ends_before',
+  'ends_after',
+] as const;
+
+/** The default window of the site day that holds the instant, per zone (see defaultWindow). */
+interface KeptDay {
+  from: number;
+  until: number;
+  window: EventWindow;
+}
+// Not write state: the last default window per site time zone, a value of the day alone.
+const keptDays = new Map<string, KeptDay>();
+
+/**
+ * The window of a list without date filters: whole days (yesterday 00:00 to
+ * the end of the day 24 months on), so the same all day long. Kept per zone
+ * for its day: a time zone's day arithmetic costs more than the rest of a
+ * list's filters (luxon reads offsets through Intl).
+ */
+function defaultWindow(siteZone: Zone, now: DateTime): EventWindow {
+  const at = now.toMillis();
+  const kept = keptDays.get(siteZone.name);
+  if (kept && at >= kept.from && at < kept.until) return { ...kept.window };
+  const today = now.setZone(siteZone);
+  const window = windowOf({}, siteZone, now);
+  keptDays.set(siteZone.name, {
+    from: today.startOf('day').toMillis(),
+    until: today.endOf('day').toMillis() + 1,
+    window,
+  });
+  return { ...window };
+}
+
+/** The window of any filters, computed (eventWindow). */
+export function windowOf(filters: DateFilters, siteZone: Zone, now: DateTime): EventWindow {
   const strict = filters.strict_dates === true;
   const read = (value: string | number | undefined) =>
     value === undefined ? undefined : parseDateInput(value, siteZone);

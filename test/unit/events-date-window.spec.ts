@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { DateTime, IANAZone } from 'luxon';
-import { eventWindow } from '../../src/events/date-window';
+import { eventWindow, windowOf } from '../../src/events/date-window';
 
 const UTC = IANAZone.create('UTC');
 const AMSTERDAM = IANAZone.create('Europe/Amsterdam');
@@ -98,5 +99,43 @@ describe('event list date window', () => {
       startMin: s('2025-07-02T00:00:00+02:00'),
       endMax: s('2025-07-03T23:59:59+02:00'),
     });
+  });
+
+  it('answers the default window kept for the day as computed, whatever instants come in whatever order', () => {
+    const zones = [
+      'UTC',
+      'Europe/Amsterdam',
+      'America/St_Johns',
+      'Pacific/Chatham',
+      'Asia/Kolkata',
+    ].map((name) => IANAZone.create(name));
+    // Around DST changes and midnights of 2025 and 2026, minutes apart and days apart.
+    const instant = fc.oneof(
+      fc.integer({ min: Date.UTC(2025, 2, 29), max: Date.UTC(2025, 2, 31) }),
+      fc.integer({ min: Date.UTC(2025, 9, 25), max: Date.UTC(2025, 9, 27) }),
+      fc.integer({ min: Date.UTC(2025, 0, 1), max: Date.UTC(2026, 11, 31) }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...zones), instant), { minLength: 1, maxLength: 40 }),
+        (calls) => {
+          for (const [zone, millis] of calls) {
+            const now = DateTime.fromMillis(millis);
+            expect(eventWindow({}, zone, now)).toEqual(windowOf({}, zone, now));
+            // Date filters and strict_dates are computed, never taken from the kept day.
+            expect(eventWindow({ strict_dates: true }, zone, now)).toEqual(
+              windowOf({ strict_dates: true }, zone, now),
+            );
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('hands out a copy: a caller changing its window changes no later answer', () => {
+    const first = eventWindow({}, UTC, NOW);
+    first.startMin = 0;
+    expect(eventWindow({}, UTC, NOW).startMin).toBe(s('2025-06-14T00:00:00Z'));
   });
 });
