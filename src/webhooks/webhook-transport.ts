@@ -77,7 +77,7 @@ const SECRET_PREFIX = 'whsec_';
  * A message's Standard Webhooks signature: `v1,` and the base64 of
  * HMAC-SHA256, keyed with the secret's base64 part, over
  * `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8). Node's native HMAC: the
- * standardwebhooks library hashes in JavaScript (fast-sha256), about ten
+ * standardwebhooks library hashes in JavaScript (fast-sha256), six to eight
  * times the CPU per message (docs/decisions.md); the tests verify with it.
  */
 export function signMessage(secret: string, id: string, at: Date, body: string): string {
