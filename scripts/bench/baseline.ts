@@ -3,9 +3,10 @@
  * `node:http` and a `mysql2/promise` pool — no Nest, no Express, no TypeORM,
  * no validation framework. It issues the same SQL statements as the service
  * for each request (as the MariaDB general log shows them), in the same order
- * and with the same parallelism — a list reads the data_version (then maybe
- * the count) beside the page of IDs when the offset is at most 10,000, then
- * the records beside their term and organizer link rows, then the terms,
+ * and with the same parallelism — a list reads its page, records, link IDs and
+ * the data_version in one statement (then maybe the count) when the offset is
+ * at most 10,000 (a search: the data_version and maybe the count beside the
+ * page of IDs, then the records beside their link rows), then the terms,
  * organizers and venues — and answers the same JSON bytes by
  * building the same plain objects from raw rows and passing them to the
  * service's own PURE mapping functions (mapEvent, mapTerm, mapVenue,
@@ -188,6 +189,17 @@ export const SQL = {
   events: (n: number) =>
     withTranslationsSql('events', EVENT_COLUMNS, 'event_translations',
       ['id', 'language', 'slug', 'description', 'excerpt', 'event_id', 'title'], 'event_id', n),
+  /** readEventPage (src/events/event-page.ts): the page, its events with their texts and their link IDs. */
+  eventPage: (from: string, where: string, perPage: number, offset: number, versioned: boolean) =>
+    `SELECT ${columns('r', EVENT_COLUMNS, 'r_')}, ` +
+    (versioned ? '(SELECT `version` FROM `data_version` WHERE `id` = 1) AS `data_version`, ' : '') +
+    `${columns('t', ['id', 'language', 'slug', 'description', 'excerpt', 'event_id', 'title'], 't_')}, ` +
+    '(SELECT GROUP_CONCAT(l.`term_id`) FROM `event_terms` l WHERE l.`event_id` = r.`id`) AS `term_ids`, ' +
+    '(SELECT GROUP_CONCAT(l.`organizer_id` ORDER BY l.`position`) FROM `event_organizers` l ' +
+    'WHERE l.`event_id` = r.`id`) AS `organizer_ids` ' +
+    `FROM (SELECT \`e\`.\`id\` AS \`id\` FROM ${from} WHERE ${where} ORDER BY \`e\`.\`start_at\` ASC, \`e\`.\`id\` ASC ` +
+    `LIMIT ${perPage} OFFSET ${offset}) p INNER JOIN \`events\` r ON r.\`id\` = p.\`id\` ` +
+    'LEFT JOIN `event_translations` t ON t.`event_id` = r.`id` ORDER BY r.`start_at`, r.`id`',
   eventTerms: (n: number) =>
     'SELECT `et`.`event_id` AS `et_event_id`, `et`.`term_id` AS `et_term_id` FROM `event_terms` `et` ' +
     `WHERE ((\`et\`.\`event_id\` IN (${placeholders(n)})))`,
@@ -370,6 +382,28 @@ function eventsFromRows(rows: Row[]): Map<number, Event> {
   );
 }
 
+/** Rows of SQL.eventPage: the events in page order (those with texts), their link rows, the version read. */
+function eventPageFromRows(rows: Row[]): { events: Event[]; links: LinkRows; version?: number } {
+  const links: LinkRows = { termLinks: [], organizerLinks: [] };
+  const seen = new Set<number>();
+  for (const row of rows) {
+    const id = num(row.r_id);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    for (const termId of idList(row.term_ids)) links.termLinks.push({ et_event_id: id, et_term_id: termId } as Row);
+    for (const organizerId of idList(row.organizer_ids))
+      links.organizerLinks.push({ eo_event_id: id, eo_organizer_id: organizerId } as Row);
+  }
+  const shown = rows.filter((row) => row.t_id !== null);
+  const events = [...eventsFromRows(shown).values()];
+  const version = shown.length > 0 && 'data_version' in shown[0] ? num(shown[0].data_version ?? 0) : undefined;
+  return { events, links, version };
+}
+
+function idList(value: unknown): number[] {
+  return value === null || value === undefined ? [] : String(value).split(',').map(Number);
+}
+
 export function termsFromRows(rows: Row[]): Map<number, Term> {
   return grouped(
     rows,
@@ -530,9 +564,8 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
 
 
   /* CountCacheService.count */
-  async function cachedCount(key: string, compute: () => Promise<number>): Promise<number> {
-    const [row] = await rows(SQL.version, [1]);
-    const version = row ? num(row.v_version) : 0;
+  async function cachedCount(key: string, compute: () => Promise<number>, known?: number): Promise<number> {
+    const version = known ?? (await currentVersion());
     const entry = counts.get(key);
     if (entry && entry.version === version && Date.now() - entry.at < COUNT_MAX_AGE_MS) {
       counts.delete(key);
@@ -543,6 +576,11 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     counts.set(key, { version, count, at: Date.now() });
     if (counts.size > COUNT_CACHE_ENTRIES) counts.delete(counts.keys().next().value as string);
     return count;
+  }
+
+  async function currentVersion(): Promise<number> {
+    const [row] = await rows(SQL.version, [1]);
+    return row ? num(row.v_version) : 0;
   }
 
   async function loadEvents(ids: number[], on: Pool | PoolConnection = pool): Promise<Map<number, Event>> {
@@ -719,11 +757,15 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
       ? `SELECT COUNT(DISTINCT \`e\`.\`id\`) AS \`cnt\` FROM ${from} WHERE ${where}`
       : `SELECT COUNT(1) AS \`cnt\` FROM ${from} WHERE ${where}`;
     const offset = (page - 1) * perPage;
-    const total = () =>
-      cachedCount(`events:${JSON.stringify(filters)}`, async () => {
-        const [row] = await rows(countSql, params);
-        return num(row.cnt);
-      });
+    const total = (version?: number) =>
+      cachedCount(
+        `events:${JSON.stringify(filters)}`,
+        async () => {
+          const [row] = await rows(countSql, params);
+          return num(row.cnt);
+        },
+        version,
+      );
     const pageIds = async () =>
       (
         await rows(
@@ -732,20 +774,47 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
           params,
         )
       ).map((row) => num(row.id));
-    // As the service: the total (data_version read, maybe the count) beside the page's IDs,
-    // unless the offset is deep; then the records beside their link rows.
-    const [count, early] =
-      offset <= PARALLEL_PAGE_MAX_OFFSET ? await Promise.all([total(), pageIds()]) : [await total(), undefined];
-    const pages = code.listPage.totalPages(count, perPage);
-    if (page > 1 && page > pages) throw new HttpError(404, 'event-archive-page-not-found');
-    const ids = early ?? (await pageIds());
-    const [loaded, links] = await Promise.all([loadEvents(ids), linkRows(ids)]);
+    const notFound = (count: number) => {
+      if (page > 1 && page > code.listPage.totalPages(count, perPage))
+        throw new HttpError(404, 'event-archive-page-not-found');
+    };
+    let count: number;
+    let read: { events: Event[]; links: LinkRows; version?: number };
+    if (filters.search) {
+      // As the service's search: the total (data_version read, maybe the count) beside the
+      // page's IDs, unless the offset is deep; then the records beside their link rows.
+      let early: number[] | undefined;
+      if (offset <= PARALLEL_PAGE_MAX_OFFSET) [count, early] = await Promise.all([total(), pageIds()]);
+      else count = await total();
+      notFound(count);
+      const ids = early ?? (await pageIds());
+      const [loaded, links] = await Promise.all([loadEvents(ids), linkRows(ids)]);
+      read = { events: ids.flatMap((id) => loaded.get(id) ?? []), links };
+    } else {
+      // As readEventPage: the page with its events and link IDs in one statement, with the
+      // data version in it (then the kept total) unless the offset is deep; a page without
+      // events: the version alone, then the page again.
+      const fused = async (versioned: boolean) =>
+        eventPageFromRows(await rows(SQL.eventPage(from, where, perPage, offset, versioned), params));
+      if (offset <= PARALLEL_PAGE_MAX_OFFSET) {
+        read = await fused(true);
+        let version = read.version;
+        if (version === undefined) {
+          version = await currentVersion();
+          read = await fused(false);
+        }
+        notFound((count = await total(version)));
+      } else {
+        notFound((count = await total()));
+        read = await fused(false);
+      }
+    }
     const password = one('password');
     const items = await mapEvents(
-      ids.map((id) => loaded.get(id) as Event),
+      read.events,
       ctx,
       (event) => ({ blanked: isLocked(event, ctx, password) }),
-      links,
+      read.links,
     );
     return renderListPage(code, 'events', items, count, page, perPage, query, ctx, path);
   }

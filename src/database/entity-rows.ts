@@ -158,7 +158,14 @@ export async function rowsWhereIn<E extends ObjectLiteral>(
 interface TranslatedShape {
   records: RowShape;
   translations: RowShape;
-  /** `SELECT r.… AS r0…, t.… AS t0… FROM records r LEFT JOIN translations t ON …` */
+  /** `r.… AS r0…, t.… AS t0…` */
+  columns: string;
+  /** The records' table and ID column, escaped. */
+  table: string;
+  id: string;
+  /** `LEFT JOIN translations t ON t.<owner> = r.<id>` */
+  joinTranslations: string;
+  /** `SELECT <columns> FROM <table> r <joinTranslations>` */
   select: string;
 }
 
@@ -180,14 +187,13 @@ function translatedShapeOf(
     const escape = (name: string) => manager.connection.driver.escape(name);
     const aliased = (alias: string, of: RowShape) =>
       of.columns.map((c, i) => `${alias}.${escape(c.databaseName)} AS ${alias}${i}`).join(', ');
-    shape = {
-      records,
-      translations,
-      select:
-        `SELECT ${aliased('r', records)}, ${aliased('t', translations)} ` +
-        `FROM ${escape(metadata.tableName)} r LEFT JOIN ${escape(translations.metadata.tableName)} t ` +
-        `ON t.${escape(owner.databaseName)} = r.${escape(columnOf(records, 'id').databaseName)}`,
-    };
+    const columns = `${aliased('r', records)}, ${aliased('t', translations)}`;
+    const [table, id] = [escape(metadata.tableName), escape(columnOf(records, 'id').databaseName)];
+    const joinTranslations =
+      `LEFT JOIN ${escape(translations.metadata.tableName)} t ` +
+      `ON t.${escape(owner.databaseName)} = r.${id}`;
+    const select = `SELECT ${columns} FROM ${table} r ${joinTranslations}`;
+    shape = { records, translations, columns, table, id, joinTranslations, select };
     translatedShapes.set(metadata, shape);
   }
   return shape;
@@ -203,35 +209,92 @@ export async function recordsWithTranslations<E extends ObjectLiteral & { id: nu
   target: EntityTarget<E>,
   ids: readonly number[],
 ): Promise<Map<number, E>> {
-  const byId = new Map<number, E>();
-  if (ids.length === 0) return byId;
+  if (ids.length === 0) return new Map();
   const shape = translatedShapeOf(manager, target);
   const unique = [...new Set(ids)];
-  const idColumn = manager.connection.driver.escape(columnOf(shape.records, 'id').databaseName);
   const rows = await select(
     manager,
-    `${shape.select} WHERE r.${idColumn} IN (${placeholders(unique.length)})`,
+    `${shape.select} WHERE r.${shape.id} IN (${placeholders(unique.length)})`,
     unique,
   );
+  const byId = new Map<number, E>();
+  for (const { record } of withTranslations<E>(manager, shape, rows)) byId.set(record.id, record);
+  return byId;
+}
+
+/** A query of record IDs in its order (`SELECT <id> AS id … ORDER BY … LIMIT …`) and its values. */
+export interface PageQuery {
+  sql: string;
+  params: unknown[];
+  /** The record properties it is ordered by, each ascending (the ID last). */
+  orderedBy: readonly string[];
+}
+
+/**
+ * The records a page query names, with their `translations`, in its order,
+ * in one statement: the page's IDs, the records and their texts are read
+ * together rather than one after the other. `extras`: more values per record,
+ * as SQL expressions over the record's alias `r` (each read from its first
+ * row). As in recordsWithTranslations, a record without texts is left out.
+ */
+export async function pageWithTranslations<E extends ObjectLiteral & { id: number }>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  page: PageQuery,
+  extras: Readonly<Record<string, string>> = {},
+): Promise<Array<{ record: E; extras: ObjectLiteral }>> {
+  const shape = translatedShapeOf(manager, target);
+  const { driver } = manager.connection;
+  const column = (property: string) =>
+    `r.${driver.escape(columnOf(shape.records, property).databaseName)}`;
+  const extraColumns = Object.entries(extras).map(
+    ([key, sql]) => `, ${sql} AS ${driver.escape(key)}`,
+  );
+  const rows = await select(
+    manager,
+    `SELECT ${shape.columns}${extraColumns.join('')} FROM (${page.sql}) p ` +
+      `INNER JOIN ${shape.table} r ON r.${shape.id} = p.${driver.escape('id')} ` +
+      `${shape.joinTranslations} ORDER BY ${page.orderedBy.map(column).join(', ')}`,
+    page.params,
+  );
+  return withTranslations<E>(manager, shape, rows, Object.keys(extras));
+}
+
+/**
+ * Records with their translations from rows of `r<i>`/`t<i>` columns, one row
+ * per translation and a record's rows together, in the rows' order;
+ * `extras`: keys of more values per record, kept from its first row.
+ */
+function withTranslations<E extends ObjectLiteral>(
+  manager: EntityManager,
+  shape: TranslatedShape,
+  rows: ObjectLiteral[],
+  extras: readonly string[] = [],
+): Array<{ record: E; extras: ObjectLiteral }> {
   const recordId = `r${shape.records.columns.indexOf(columnOf(shape.records, 'id'))}`;
   const translationId = `t${shape.translations.columns.indexOf(columnOf(shape.translations, 'id'))}`;
   const [recordFields, translationFields] = [
     fieldsOf(shape.records, 'r'),
     fieldsOf(shape.translations, 't'),
   ];
+  const read: Array<{ record: E; extras: ObjectLiteral }> = [];
+  const byId = new Map<number, ObjectLiteral>();
   for (const row of rows) {
     if (row[translationId] === null || row[translationId] === undefined) continue;
     const translation = hydrate(manager, shape.translations, translationFields, row);
     const id = Number(row[recordId]);
-    let record = byId.get(id) as ObjectLiteral | undefined;
+    let record = byId.get(id);
     if (!record) {
       record = hydrate(manager, shape.records, recordFields, row);
       record.translations = [];
-      byId.set(id, record as E);
+      byId.set(id, record);
+      const values: ObjectLiteral = {};
+      for (const key of extras) values[key] = row[key];
+      read.push({ record: record as E, extras: values });
     }
     (record.translations as ObjectLiteral[]).push(translation);
   }
-  return byId;
+  return read;
 }
 
 /** On the manager's transaction if it has one, else on a connection of the request's read mode. */

@@ -107,10 +107,15 @@ export function orderEvents(
   qb: SelectQueryBuilder<Event>,
   order: EventOrder,
 ): SelectQueryBuilder<Event> {
-  if (order === 'id') return qb.orderBy('e.id', 'ASC');
   if (order === 'relevance') qb.orderBy(`${MATCHED}.score`, 'DESC');
   else qb.orderBy();
-  return qb.addOrderBy('e.startAt', 'ASC').addOrderBy('e.id', 'ASC');
+  for (const key of orderKeys(order)) qb.addOrderBy(`e.${key}`, 'ASC');
+  return qb;
+}
+
+/** The event properties a list is ordered by, each ascending (after the score of `relevance`). */
+export function orderKeys(order: EventOrder): ReadonlyArray<'startAt' | 'id'> {
+  return order === 'id' ? ['id'] : ['startAt', 'id'];
 }
 
 function applyWindow(qb: SelectQueryBuilder<Event>, window: EventWindow): void {

@@ -43,6 +43,7 @@ export class EventsController {
   ) {}
 
   @Get()
+  @CachedValidators({ readsVersionWithContent: true })
   @ApiListResponse('events', EventRecordDto, true)
   @ApiOperation({ summary: 'List events' })
   list(@Query() query: ListEventsQueryDto, @Ctx() ctx: RequestContext) {

@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AccessPolicy } from '../auth/policy';
 import { CountCacheService } from '../common/cache/count-cache.service';
+import { DataVersionService } from '../common/cache/data-version.service';
 import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { assertPageExists, ListPage, pageWindow } from '../common/pagination/list-page';
@@ -26,6 +27,7 @@ import { SearchGate } from '../common/limits/search-gate';
 import { EventRecordsService, EventRows, LinkedRecordCache } from './event-records.service';
 import { passwordKey, passwordMatches } from './event-password';
 import { EVENTS, loadEventRows, loadEvents } from './event-store';
+import { EventPage, readEventPage } from './event-page';
 import type { EventRecord } from './event.mapper';
 
 /** Up to this offset a list reads its page beside its total (see list). */
@@ -47,14 +49,18 @@ export class EventsService {
     private readonly counts: CountCacheService,
     private readonly records: EventRecordsService,
     private readonly searchGate: SearchGate,
+    private readonly versions: DataVersionService,
   ) {
     this.passwordKey = passwordKey(config.auth.jwtSecret);
   }
 
   /**
-   * One page of events (docs/api.md §5, §5.1): the page's IDs first, from one
-   * indexed query whose rows are events only (links are tested with EXISTS),
-   * then the records and everything they embed in a fixed number of queries.
+   * One page of events (docs/api.md §5, §5.1), paged by one indexed query
+   * whose rows are events only (links are tested with EXISTS). Without search
+   * words, that query is read in the statement that reads the page's events,
+   * texts and link IDs (readEventPage); a search's IDs come first (its total
+   * may come with them), then the records by ID. What the records embed comes
+   * from the shared linked-record cache or a fixed number of queries.
    */
   async list(query: ListEventsQueryDto, ctx: RequestContext): Promise<ListPage<EventRecord>> {
     const filters = await this.listFilters(query, ctx);
@@ -100,31 +106,77 @@ export class EventsService {
         filters.search ? countWithPage : () => matching.clone().getCount(),
         ctx,
       );
-    // The total and the page are independent reads: one round trip for both, unless
-    // the offset is so deep that a page past the end would cost a long index scan.
-    const [count, ids] =
-      filters.search || window.offset > PARALLEL_PAGE_MAX_OFFSET
-        ? [await total(), counted]
-        : await Promise.all([total(), pageIds()]);
-    assertPageExists(window, count, 'event-archive-page-not-found');
-    const page = ids ?? (await pageIds());
-    const [loaded, linkRows, linked] = await Promise.all([
-      loadEvents(this.dataSource.manager, page),
-      this.records.linkRows(page),
-      this.records.sharedLinks(ctx),
-    ]);
+    const readPage = (versioned: boolean) =>
+      readEventPage(
+        this.dataSource.manager,
+        pageQuery(),
+        order === 'id' ? 'id' : 'start',
+        versioned ? this.versions.versionSql() : undefined,
+      );
+    let count: number;
+    let page: EventPage;
+    if (filters.search) {
+      count = await total();
+      assertPageExists(window, count, 'event-archive-page-not-found');
+      page = await this.pageOf(counted ?? (await pageIds()));
+    } else if (window.offset > PARALLEL_PAGE_MAX_OFFSET) {
+      // So deep that a page past the end would cost a long index scan: the total first.
+      count = await total();
+      assertPageExists(window, count, 'event-archive-page-not-found');
+      page = await readPage(false);
+    } else {
+      // The page first: the total asks for the data version, which the page's statement
+      // reads when the request has not (the cached total then costs no round trip).
+      const read = this.pageWithVersion(ctx, readPage);
+      [page, count] = await Promise.all([read, total()]);
+      assertPageExists(window, count, 'event-archive-page-not-found');
+    }
     const items = await this.records.map(
-      // An event deleted between the page query and this read is left out, not a 500.
-      page.flatMap((id) => loaded.get(id) ?? []),
+      page.events,
       ctx,
       (event) => ({
         withTranslations: edit && AccessPolicy.canEditItem(ctx.user, event),
         blanked: this.isLocked(event, ctx, query.password),
       }),
-      linkRows,
-      linked,
+      page.links,
+      await this.records.sharedLinks(ctx),
     );
     return new ListPage('events', items, count, window, true);
+  }
+
+  /**
+   * A page read with the request's data version in its statement, when the
+   * request has not read the version yet: the version is then the snapshot's
+   * the page was read at, so nothing kept under it (the total, the ETag) is
+   * newer than the page. A page without events carries no version: the
+   * version is read alone, then the page again, in that order.
+   */
+  private pageWithVersion(
+    ctx: RequestContext,
+    readPage: (versioned: boolean) => Promise<EventPage>,
+  ): Promise<EventPage> {
+    if (this.versions.isRead(ctx)) return readPage(false);
+    const read = (async () => {
+      const page = await readPage(true);
+      if (page.version !== undefined) return { page, version: page.version };
+      const version = await this.versions.current();
+      return { page: await readPage(false), version };
+    })();
+    this.versions.provide(
+      ctx,
+      read.then((got) => got.version),
+    );
+    return read.then((got) => got.page);
+  }
+
+  /** The events of a page by their IDs, in that order, with their link rows. */
+  private async pageOf(ids: number[]): Promise<EventPage> {
+    const [loaded, links] = await Promise.all([
+      loadEvents(this.dataSource.manager, ids),
+      this.records.linkRows(ids),
+    ]);
+    // An event deleted between the page query and this read is left out, not a 500.
+    return { events: ids.flatMap((id) => loaded.get(id) ?? []), links };
   }
 
   /**

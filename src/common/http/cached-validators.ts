@@ -15,6 +15,14 @@ export interface CachedValidatorsOptions {
    * version check and a send.
    */
   keepsAnswers?: boolean;
+  /**
+   * The handler reads the data version in the statement that reads its
+   * content, or before it (the events list: DataVersionService.provide).
+   * A request without If-None-Match then has nothing to decide first, and its
+   * ETag is remembered with the version the handler read: one round trip
+   * less. Not with `keepsAnswers`.
+   */
+  readsVersionWithContent?: boolean;
 }
 
 /**

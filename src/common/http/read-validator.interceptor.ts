@@ -40,6 +40,13 @@ export class ReadValidatorInterceptor implements NestInterceptor {
     // The key holds the URL: a password would be a secret kept in memory, and each guess an entry.
     if ('password' in req.query) return next.handle();
     const res = http.getResponse<Response>();
+    if (cached.readsVersionWithContent && !cached.keepsAnswers && !req.headers['if-none-match']) {
+      const ctx = requestContextOf(req);
+      this.rememberTag(res, this.validators.keyOf(req.originalUrl, ctx), () =>
+        this.versions.current(ctx),
+      );
+      return next.handle();
+    }
     return from(this.answeredFromCache(req, res, cached)).pipe(
       mergeMap((answered) => (answered ? of(undefined) : next.handle())),
     );
@@ -70,15 +77,34 @@ export class ReadValidatorInterceptor implements NestInterceptor {
       answerWithKept(res, kept);
       return true;
     }
+    this.rememberTag(res, key, () => version, keepsAnswer);
+    return false;
+  }
+
+  /**
+   * Remembers the 200's ETag (and with `keepsAnswer` its bytes) under the
+   * data version `version` gives: one read no later than the answer's content.
+   */
+  private rememberTag(
+    res: Response,
+    key: string,
+    version: () => number | Promise<number>,
+    keepsAnswer = false,
+  ): void {
     onEntityTag(res, (etag, body) => {
       const headers = KEPT_HEADERS.flatMap((name) => {
         const value = res.getHeader(name);
         return value === undefined ? [] : [[name, String(value)] as const];
       });
-      this.validators.set(key, { etag, headers }, version);
-      if (keepsAnswer && Buffer.isBuffer(body))
-        this.validators.keepAnswer(key, { etag, body }, version);
+      const remember = (at: number) => {
+        this.validators.set(key, { etag, headers }, at);
+        if (keepsAnswer && Buffer.isBuffer(body))
+          this.validators.keepAnswer(key, { etag, body }, at);
+      };
+      const at = version();
+      if (typeof at === 'number') remember(at);
+      // Read by the handler before its answer: settled, so remembered right after the send.
+      else at.then(remember, () => undefined);
     });
-    return false;
   }
 }
