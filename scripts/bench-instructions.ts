@@ -1,8 +1,9 @@
 /**
- * Instructions per create, counted by callgrind: load-independent, unlike
- * CPU time on a shared machine.
+ * Instructions per request (a create unless `--set` names another of the
+ * bench's request sets: list, month, page200, id, slug), counted by
+ * callgrind: load-independent, unlike CPU time on a shared machine.
  *
- *   npm run bench:instructions -- [--database-url mysql://…] [--entry dist/main.js]
+ *   npm run bench:instructions -- [--database-url mysql://…] [--entry dist/main.js] [--set create]
  *                                 [--warmup 300] [--requests 20] [--windows 3] [--out-dir DIR]
  *
  * Starts the built service under `valgrind --tool=callgrind` on a seeded
@@ -38,6 +39,7 @@ const ROOT = resolve(__dirname, '..');
 interface Options {
   databaseUrl: string;
   entry: string;
+  set: string;
   warmup: number;
   requests: number;
   windows: number;
@@ -50,6 +52,7 @@ function options(argv: string[]): Options {
     options: {
       'database-url': { type: 'string' },
       entry: { type: 'string' },
+      set: { type: 'string' },
       warmup: { type: 'string' },
       requests: { type: 'string' },
       windows: { type: 'string' },
@@ -68,6 +71,7 @@ function options(argv: string[]): Options {
   return {
     databaseUrl,
     entry: resolve(values.entry ?? join(ROOT, 'dist/main.js')),
+    set: values.set ?? 'create',
     warmup: int('warmup', values.warmup, 300, 10_000),
     requests: Math.max(1, int('requests', values.requests, 20, 10_000)),
     windows: Math.max(1, int('windows', values.windows, 3, 100)),
@@ -118,25 +122,27 @@ async function main(): Promise<void> {
     });
     const pid = server.pid;
     const data = await discoverBenchData(db, { siteZone, servicePort: port });
-    const create = requestSets(data, randomBytes(4).toString('hex')).find(
-      (set) => set.key === 'create',
+    const set = requestSets(data, randomBytes(4).toString('hex')).find(
+      (candidate) => candidate.key === opts.set,
     );
-    if (!create?.body) throw new Error('no create set');
-    const body = create.body;
+    if (!set) throw new Error(`no request set ${opts.set}`);
     const token = await editorToken(secret);
     let n = 0;
     const send = async () => {
       const response = await sendRaw({
         port,
-        method: 'POST',
-        path: create.path,
-        body: body(n++, 'inst'),
-        headers: { host: BENCH_HOST, authorization: `Bearer ${token}` },
+        method: set.body ? 'POST' : 'GET',
+        path: set.path,
+        body: set.body?.(n++, 'inst'),
+        headers: set.body
+          ? { host: BENCH_HOST, authorization: `Bearer ${token}` }
+          : { host: BENCH_HOST },
         timeoutMs: 120_000,
       });
-      if (response.status !== 201)
+      const expected = set.body ? 201 : 200;
+      if (response.status !== expected)
         throw new Error(
-          `create answered ${response.status}: ${response.body.toString().slice(0, 300)}`,
+          `${set.key} answered ${response.status}: ${response.body.toString().slice(0, 300)}`,
         );
     };
     for (let i = 0; i < opts.warmup; i++) await send();
@@ -157,22 +163,22 @@ async function main(): Promise<void> {
       perCreate.push(all / opts.requests);
       mainPerCreate.push(main / opts.requests);
       console.log(
-        `window ${w + 1}: ${(perCreate[w] / 1e6).toFixed(2)} M instructions per create, ` +
+        `window ${w + 1}: ${(perCreate[w] / 1e6).toFixed(2)} M instructions per ${opts.set}, ` +
           `main thread ${(mainPerCreate[w] / 1e6).toFixed(2)} M (${dumps.length} thread dump(s))`,
       );
     }
     const [events] = await db.query('SELECT COUNT(*) AS n FROM events');
     console.log(
       `entry ${opts.entry}; ${(events as Array<{ n: number }>)[0].n} events; warm-up ${opts.warmup}, ` +
-        `${opts.windows} × ${opts.requests} creates; load ${loadavg()
+        `${opts.windows} × ${opts.requests} ${opts.set} requests; load ${loadavg()
           .map((l) => l.toFixed(2))
           .join(' ')}`,
     );
     const line = (what: string, values: number[]) =>
       `${what}: median ${(median(values) / 1e6).toFixed(2)} M, min ${(Math.min(...values) / 1e6).toFixed(2)} M, ` +
       `max ${(Math.max(...values) / 1e6).toFixed(2)} M`;
-    console.log(line('instructions per create, all threads', perCreate));
-    console.log(line('instructions per create, main thread', mainPerCreate));
+    console.log(line(`instructions per ${opts.set}, all threads`, perCreate));
+    console.log(line(`instructions per ${opts.set}, main thread`, mainPerCreate));
     console.log(`dumps in ${opts.outDir}`);
   } finally {
     await stopServer(server);
