@@ -9,7 +9,8 @@ import type { EventLinkRows } from './event-records.service';
 /** A list page's events, in its order, with the link rows their records are mapped with. */
 export interface EventPage {
   events: Event[];
-  links: EventLinkRows;
+  /** None when a list of IDs came back cut short: the mapper then reads them by ID. */
+  links?: EventLinkRows;
   /**
    * The data version read in the same statement (`versionSql` given), from
    * the first event's row: none when the page shows no event.
@@ -39,12 +40,16 @@ export async function readEventPage(
     { sql, params, orderedBy: orderKeys(order) },
     versionSql ? { ...extras, [VERSION]: versionSql } : extras,
   );
-  const links: EventLinkRows = { termLinks: [], organizerLinks: [] };
+  let links: EventLinkRows | undefined = { termLinks: [], organizerLinks: [] };
   for (const { record, extras } of read) {
     const eventId = record.id;
-    for (const termId of idList(extras[TERM_IDS])) links.termLinks.push({ eventId, termId });
-    for (const organizerId of idList(extras[ORGANIZER_IDS]))
-      links.organizerLinks.push({ eventId, organizerId });
+    const [termIds, organizerIds] = [idList(extras[TERM_IDS]), idList(extras[ORGANIZER_IDS])];
+    if (!termIds || !organizerIds) {
+      links = undefined;
+      break;
+    }
+    for (const termId of termIds) links.termLinks.push({ eventId, termId });
+    for (const organizerId of organizerIds) links.organizerLinks.push({ eventId, organizerId });
   }
   const version = versionSql && read.length > 0 ? Number(read[0].extras[VERSION] ?? 0) : undefined;
   return { events: read.map(({ record }) => record), links, version };
@@ -54,10 +59,19 @@ const TERM_IDS = 'term_ids';
 const VERSION = 'data_version';
 const ORGANIZER_IDS = 'organizer_ids';
 
-/** A GROUP_CONCAT of IDs as numbers (none for NULL: no links). */
-function idList(value: unknown): number[] {
+/**
+ * `<count>:<sum>:<GROUP_CONCAT of IDs>` as numbers (none for NULL or a count
+ * of 0: no links); undefined when the IDs that came are not the ones counted
+ * and summed: GROUP_CONCAT cuts its result at `group_concat_max_len` (1 KB by
+ * default on MySQL 8 and TiDB), possibly inside an ID.
+ */
+export function idList(value: unknown): number[] | undefined {
   if (value === null || value === undefined) return [];
-  return String(value).split(',').map(Number);
+  const [count, sum, list] = String(value).split(':');
+  if (Number(count) === 0) return [];
+  const ids = (list ?? '').split(',').map(Number);
+  const total = ids.reduce((a, b) => a + b, 0);
+  return ids.length === Number(count) && total === Number(sum) ? ids : undefined;
 }
 
 // Not write state: the SQL of the link columns, derived from fixed metadata.
@@ -74,13 +88,18 @@ function linkIdColumns(manager: EntityManager): Record<string, string> {
     const id = escape(columnOf(shapeOf(manager, Event), 'id').databaseName);
     const column = (shape: typeof terms, property: string) =>
       `l.${escape(columnOf(shape, property).databaseName)}`;
+    // The count and sum first, so an ID list cut short shows (idList).
+    const ids = (shape: typeof terms, property: string, order = '') =>
+      `(SELECT CONCAT(COUNT(*), ':', SUM(${column(shape, property)}), ':', ` +
+      `GROUP_CONCAT(${column(shape, property)}${order})) FROM ${escape(shape.metadata.tableName)} l ` +
+      `WHERE ${column(shape, 'eventId')} = r.${id})`;
     columns = {
-      [TERM_IDS]:
-        `(SELECT GROUP_CONCAT(${column(terms, 'termId')}) FROM ${escape(terms.metadata.tableName)} l ` +
-        `WHERE ${column(terms, 'eventId')} = r.${id})`,
-      [ORGANIZER_IDS]:
-        `(SELECT GROUP_CONCAT(${column(organizers, 'organizerId')} ORDER BY ${column(organizers, 'position')}) ` +
-        `FROM ${escape(organizers.metadata.tableName)} l WHERE ${column(organizers, 'eventId')} = r.${id})`,
+      [TERM_IDS]: ids(terms, 'termId'),
+      [ORGANIZER_IDS]: ids(
+        organizers,
+        'organizerId',
+        ` ORDER BY ${column(organizers, 'position')}`,
+      ),
     };
     linkColumns.set(connection, columns);
   }
