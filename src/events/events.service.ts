@@ -318,16 +318,12 @@ export class EventsService {
     password: string | undefined,
     linked?: LinkedRecordCache,
   ): Promise<Array<{ event: Event; record: EventRecord }>> {
-    const [loaded, linkRows] = await Promise.all([
-      loadEvents(this.dataSource.manager, ids),
-      this.records.linkRows(ids),
-    ]);
-    const events = ids.flatMap((id) => loaded.get(id) ?? []);
+    const { events, links } = await this.pageOf(ids);
     const records = await this.records.map(
       events,
       ctx,
       (event) => ({ blanked: this.isLocked(event, ctx, password) }),
-      linkRows,
+      links,
       linked,
     );
     return events.map((event, i) => ({ event, record: records[i] }));
