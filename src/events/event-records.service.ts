@@ -10,6 +10,8 @@ import {
   LinkedRecordStore,
 } from '../common/records/linked-record-cache';
 import { VersionedCacheService } from '../common/cache/versioned-cache.service';
+import { SharedRecordBytes } from '../common/records/shared-record-bytes';
+import { CacheStats } from '../metrics/signals';
 import { appConfig } from '../config/app.config';
 import { plainRowsWhereIn } from '../database/entity-rows';
 import { KeptRows } from '../writes/write-unit';
@@ -94,8 +96,53 @@ export class EventRecordsService {
     );
   }
 
-  /** Maps events with what they embed, loaded for all of them at once (no N+1). */
+  /**
+   * The list records of events as anonymous readers see them, kept per
+   * language and host while the data version holds (as sharedLinks): a page
+   * shown again is written from their encoded JSON instead of being mapped
+   * and stringified again. A signed-in caller's records depend on who it is
+   * (the drafts it may see embedded, its edit texts): none are kept for it.
+   */
+  async sharedListRecords(ctx: RequestContext): Promise<ListRecords | undefined> {
+    if (ctx.user) return undefined;
+    return this.versioned.get(
+      `list-events:${ctx.language}:${ctx.apiUrl}`,
+      () => new ListRecords(SHARED_LIST_RECORD_BYTES, listRecordStats),
+      ctx,
+    );
+  }
+
+  /**
+   * Maps events with what they embed, loaded for all of them at once (no
+   * N+1). `kept`: list records kept for anonymous readers (sharedListRecords):
+   * those found there are answered as kept, the others mapped and kept, as
+   * long as the caller's options are a list's own (no edit texts, not blanked).
+   */
   async map(
+    events: EventRecordRow[],
+    ctx: RequestContext,
+    options: (event: EventRecordRow) => Partial<EventMapOptions>,
+    linkRows?: EventLinkRows,
+    linked?: LinkedRecordCache,
+    kept?: ListRecords,
+  ): Promise<EventRecord[]> {
+    if (!kept) return this.mapAll(events, ctx, options, linkRows, linked);
+    const keeps = (event: EventRecordRow) => {
+      const { withTranslations, blanked, withJsonLd } = options(event);
+      return !withTranslations && !blanked && !withJsonLd;
+    };
+    const found = kept.found(events.filter(keeps).map((event) => event.id));
+    const missing = events.filter((event) => !found.has(event.id));
+    const ofMissing = found.size > 0 && linkRows ? linksOf(linkRows, missing) : linkRows;
+    const mapped =
+      missing.length > 0 ? await this.mapAll(missing, ctx, options, ofMissing, linked) : [];
+    missing.forEach((event, i) => {
+      found.set(event.id, keeps(event) ? kept.keep(event.id, mapped[i]) : mapped[i]);
+    });
+    return events.map((event) => found.get(event.id) as EventRecord);
+  }
+
+  private async mapAll(
     events: EventRecordRow[],
     ctx: RequestContext,
     options: (event: EventRecordRow) => Partial<EventMapOptions>,
@@ -258,8 +305,29 @@ const SHARED_MAX_PER_KIND = 5_000;
 /** And their encoded JSON per language and host (a few hundred bytes a record). */
 const SHARED_MAX_BYTES = 8 * 1024 * 1024;
 
+/** Anonymous list records kept per language and host: about 1,500 records of 3 kB. */
+const SHARED_LIST_RECORD_BYTES = 4 * 1024 * 1024;
+
+const listRecordStats = new CacheStats('list_event_records');
+
+/** Event list records kept for anonymous readers (sharedListRecords). */
+export class ListRecords extends SharedRecordBytes<EventRecord> {}
+
 /** The records events embed, kept by the reads that share them (LinkedRecordStore), typed by kind. */
-export class LinkedRecordCache extends LinkedRecordStore<TermRecord, OrganizerRecord, VenueRecord> {}
+export class LinkedRecordCache extends LinkedRecordStore<
+  TermRecord,
+  OrganizerRecord,
+  VenueRecord
+> {}
+
+/** The link rows of these events only. */
+function linksOf(rows: EventLinkRows, events: EventRecordRow[]): EventLinkRows {
+  const ids = new Set(events.map((event) => event.id));
+  return {
+    termLinks: rows.termLinks.filter((link) => ids.has(link.eventId)),
+    organizerLinks: rows.organizerLinks.filter((link) => ids.has(link.eventId)),
+  };
+}
 
 function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
   const groups = new Map<number, T[]>();

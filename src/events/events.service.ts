@@ -140,6 +140,7 @@ export class EventsService {
       }),
       page.links,
       await this.records.sharedLinks(ctx),
+      await this.records.sharedListRecords(ctx),
     );
     return new ListPage('events', items, count, window, true);
   }

@@ -28,7 +28,12 @@ export interface ImportItemCounts {
 
 /** The caches that report hits and misses (label `cache` of calendar_cache_lookups_total). */
 export type CacheName =
-  'list_counts' | 'read_validators' | 'linked_records' | 'feed_event_records' | 'feed_caught_up';
+  | 'list_counts'
+  | 'read_validators'
+  | 'linked_records'
+  | 'list_event_records'
+  | 'feed_event_records'
+  | 'feed_caught_up';
 
 /** delivered: a 2xx; rejected: any other status; unreachable: no answer (time-out, refused, DNS). */
 export type WebhookOutcome = 'delivered' | 'rejected' | 'unreachable';

@@ -1,12 +1,15 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { map, Observable } from 'rxjs';
+import { JsonBytes, JsonWriter } from '../http/json-writer';
 import { ListPage, totalPages } from './list-page';
 
 /**
  * Renders every ListPage the same way (docs/api.md §5): the wrapper with
  * `rest_url`, `next_rest_url`, `previous_rest_url`, `total`, `total_pages`,
- * and the `X-Total`, `X-TotalPages` and `Link` headers.
+ * and the `X-Total`, `X-TotalPages` and `Link` headers. The wrapper is
+ * written as JSON here (the bytes JSON.stringify makes of it), so records a
+ * list keeps encoded (shareJson) are taken as their bytes.
  */
 @Injectable()
 export class ListPageInterceptor implements NestInterceptor {
@@ -24,7 +27,7 @@ export class ListPageInterceptor implements NestInterceptor {
   }
 }
 
-export function renderListPage(list: ListPage<unknown>, req: Request, res: Response) {
+export function renderListPage(list: ListPage<unknown>, req: Request, res: Response): JsonBytes {
   const { page, perPage } = list.window;
   const pages = totalPages(list.total, perPage);
   const url = (p: number | undefined) => pageUrl(req, p);
@@ -41,7 +44,7 @@ export function renderListPage(list: ListPage<unknown>, req: Request, res: Respo
   );
   if (links.length > 0) res.setHeader('Link', links.join(', '));
 
-  return {
+  const wrapper = {
     [list.key]: list.items,
     rest_url: url(page),
     ...(next ? { next_rest_url: next } : {}),
@@ -50,6 +53,11 @@ export function renderListPage(list: ListPage<unknown>, req: Request, res: Respo
     total_pages: pages,
     ...(list.withFeed ? { ical_url: feedUrl(req) } : {}),
   };
+  const out = new JsonWriter();
+  out.object(wrapper, {
+    [list.key]: (items: unknown[]) => out.array(items, (item) => out.value(item)),
+  });
+  return new JsonBytes(out.bytes());
 }
 
 /** Parameters never repeated in a page URL: a URL ends up in logs, caches and browser history. */
