@@ -130,7 +130,7 @@ export async function plainRowsWhereIn<E extends ObjectLiteral, P extends keyof 
   const sql =
     `${plain.select} WHERE ${escape(property)} IN (${placeholders(unique.length)})` +
     (orderBy ? ` ORDER BY ${escape(orderBy)}` : '');
-  const rows = await select(manager, sql, unique);
+  const rows = await selectRows(manager, sql, unique);
   if (plain.converted.length > 0) {
     for (const row of rows) {
       for (const column of plain.converted) {
@@ -212,7 +212,7 @@ export async function recordsWithTranslations<E extends ObjectLiteral & { id: nu
   if (ids.length === 0) return new Map();
   const shape = translatedShapeOf(manager, target);
   const unique = [...new Set(ids)];
-  const rows = await select(
+  const rows = await selectRows(
     manager,
     `${shape.select} WHERE r.${shape.id} IN (${placeholders(unique.length)})`,
     unique,
@@ -250,7 +250,7 @@ export async function pageWithTranslations<E extends ObjectLiteral & { id: numbe
   const extraColumns = Object.entries(extras).map(
     ([key, sql]) => `, ${sql} AS ${driver.escape(key)}`,
   );
-  const rows = await select(
+  const rows = await selectRows(
     manager,
     `SELECT ${shape.columns}${extraColumns.join('')} FROM (${page.sql}) p ` +
       `INNER JOIN ${shape.table} r ON r.${shape.id} = p.${driver.escape('id')} ` +
@@ -297,8 +297,12 @@ function withTranslations<E extends ObjectLiteral>(
   return read;
 }
 
-/** On the manager's transaction if it has one, else on a connection of the request's read mode. */
-async function select(
+/**
+ * A SELECT on the manager's transaction if it has one, else on a connection
+ * of the request's read mode (a replica for anonymous reads, read-routing.ts;
+ * `manager.query` would always take the primary).
+ */
+export async function selectRows(
   manager: EntityManager,
   sql: string,
   params: unknown[],

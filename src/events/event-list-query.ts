@@ -14,7 +14,7 @@ import {
 import { EVENT_TEXTS, textEngine, textQuery, textRows } from '../database/full-text';
 import { fullTextWords } from '../posts/search';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
-import type { TermLinksService } from '../terms/term-links.service';
+import type { KeptTerms, TermLinksService } from '../terms/term-links.service';
 import { Venue } from '../venues/entities/venue.entity';
 import { eventWindow, type EventWindow } from './date-window';
 import type { ListEventsQueryDto } from './dto/list-events.query.dto';
@@ -32,6 +32,8 @@ export interface EventListFilters {
   search?: { words: string[]; language: Language };
   categoryIds?: number[];
   tagIds?: number[];
+  /** The data versions categoryIds and tagIds were read at (TermLinksService.idsForFilter). */
+  termVersions?: number[];
   venueIds?: number[];
   organizerIds?: number[];
   featured?: boolean;
@@ -42,6 +44,17 @@ export interface EventListFilters {
   near?: GeoArea;
   /** Only events this source owns: its keys, and the events of a series holding one. */
   externalSource?: string;
+}
+
+/**
+ * The filters as what is kept or tagged per filters sees them (totals, feed
+ * stamps and ETags): the term IDs, not the data versions they were read at.
+ */
+export function keyedFilters({
+  termVersions: _readAt,
+  ...filters
+}: EventListFilters): Omit<EventListFilters, 'termVersions'> {
+  return filters;
 }
 
 /**
@@ -246,6 +259,8 @@ export interface ListFilterDeps {
   manager: EntityManager;
   siteTimezone: string;
   terms: TermLinksService;
+  /** Which kept resolutions of the term filters may be taken (none unless said). */
+  keptTerms?: KeptTerms;
 }
 
 /** The list filters, checked (400 naming the parameter) and resolved to IDs. */
@@ -259,12 +274,13 @@ export async function resolveListFilters(
   if (query.geoloc_radius !== undefined && query.geoloc_lat === undefined) {
     throw ApiError.invalid('geoloc_radius', 'bothOrNeither', { other: 'geoloc_lat, geoloc_lng' });
   }
-  const categoryIds = query.categories?.length
-    ? await deps.terms.idsForFilter(CATEGORIES, query.categories, 'categories')
+  const categories = query.categories?.length
+    ? await deps.terms.idsForFilter(CATEGORIES, query.categories, 'categories', deps.keptTerms)
     : undefined;
-  const tagIds = query.tags?.length
-    ? await deps.terms.idsForFilter(TAGS, query.tags, 'tags')
+  const tags = query.tags?.length
+    ? await deps.terms.idsForFilter(TAGS, query.tags, 'tags', deps.keptTerms)
     : undefined;
+  const termVersions = [categories, tags].flatMap((terms) => (terms ? [terms.version] : []));
   if (query.venue?.length)
     await assertVisibleFilter(deps.manager, Venue, query.venue, ctx.user, 'venue');
   if (query.organizer?.length)
@@ -279,8 +295,9 @@ export async function resolveListFilters(
     include: query.include?.length ? query.include : undefined,
     window: eventWindow(query, siteZone, DateTime.now()),
     search: words.length > 0 ? { words, language: ctx.language } : undefined,
-    categoryIds,
-    tagIds,
+    categoryIds: categories?.ids,
+    tagIds: tags?.ids,
+    termVersions: termVersions.length > 0 ? termVersions : undefined,
     venueIds: query.venue?.length ? query.venue : undefined,
     organizerIds: query.organizer?.length ? query.organizer : undefined,
     featured: query.featured,

@@ -9,7 +9,7 @@ import { ApiError } from '../common/errors/api-error';
 import type { RequestContext } from '../common/http/request-context';
 import { assertPageExists, ListPage, pageWindow } from '../common/pagination/list-page';
 import { appConfig } from '../config/app.config';
-import { TermLinksService } from '../terms/term-links.service';
+import { type KeptTerms, TermLinksService } from '../terms/term-links.service';
 import { assertCanEdit, assertCanSee, editContext } from '../posts/post-access';
 import { findPostId, findPostOrFail, PostRef } from '../posts/post-store';
 import { ListEventsQueryDto } from './dto/list-events.query.dto';
@@ -17,6 +17,7 @@ import { Event } from './entities/event.entity';
 import {
   EventListFilters,
   eventListQuery,
+  keyedFilters,
   EventOrder,
   orderEvents,
   resolveListFilters,
@@ -63,10 +64,27 @@ export class EventsService {
    * from the shared linked-record cache or a fixed number of queries.
    */
   async list(query: ListEventsQueryDto, ctx: RequestContext): Promise<ListPage<EventRecord>> {
-    const filters = await this.listFilters(query, ctx);
-    return this.searchGate.run(filters.search !== undefined, () =>
-      this.listPage(query, filters, ctx),
-    );
+    // Term filters as resolved before at any version (a version read already: at that one),
+    // checked against the page's version once it is read.
+    const kept = this.versions.isRead(ctx) ? await this.versions.current(ctx) : 'any';
+    const filters = await this.listFilters(query, ctx, kept);
+    const read = (resolved: EventListFilters) =>
+      this.searchGate.run(resolved.search !== undefined, () => this.listPage(query, resolved, ctx));
+    if (!filters.termVersions) return read(filters);
+    // A page past the end (a 404) may be one of stale terms too: it is checked the same way.
+    const answer = await read(filters).catch((error: unknown) => {
+      if (error instanceof ApiError) return error;
+      throw error;
+    });
+    const version = await this.versions.current(ctx);
+    if (filters.termVersions.some((at) => at !== version)) {
+      // Resolved at another version than the page's: resolved now, and the page read again
+      // if a term filter now names other terms (a slug moved; a term deleted: a 400).
+      const fresh = await this.listFilters(query, ctx, 'read');
+      if (!sameTerms(fresh, filters)) return read(fresh);
+    }
+    if (answer instanceof ApiError) throw answer;
+    return answer;
   }
 
   private async listPage(
@@ -300,11 +318,17 @@ export class EventsService {
   }
 
   /** The list filters of `/events`, checked (400 naming the parameter) and resolved to IDs. */
-  listFilters(query: ListEventsQueryDto, ctx: RequestContext): Promise<EventListFilters> {
+  /** `keptTerms`: which kept resolutions of the term filters may be taken (TermLinksService.idsForFilter). */
+  listFilters(
+    query: ListEventsQueryDto,
+    ctx: RequestContext,
+    keptTerms: KeptTerms = 'read',
+  ): Promise<EventListFilters> {
     return resolveListFilters(query, ctx, {
       manager: this.dataSource.manager,
       siteTimezone: this.config.siteTimezone,
       terms: this.terms,
+      keptTerms,
     });
   }
 
@@ -363,8 +387,14 @@ function listOrder(query: ListEventsQueryDto, filters: EventListFilters): EventO
 }
 
 /** The key of a list total in the count cache: lists and feeds of the same filters share it. */
+/** Whether two resolutions of the same filters name the same terms. */
+function sameTerms(a: EventListFilters, b: EventListFilters): boolean {
+  const same = (x?: number[], y?: number[]) => String(x) === String(y);
+  return same(a.categoryIds, b.categoryIds) && same(a.tagIds, b.tagIds);
+}
+
 function countKey(filters: EventListFilters): string {
-  return `events:${JSON.stringify(filters)}`;
+  return `events:${JSON.stringify(keyedFilters(filters))}`;
 }
 
 /** The rows of `ids` among loaded rows that hold them all: their links and linked rows may hold more. */

@@ -11,7 +11,7 @@ import { LINKED_RECORDS_PER_KIND } from '../common/records/linked-record-cache';
 import type { RequestContext } from '../common/http/request-context';
 import { parseZone } from '../common/time/dates';
 import { appConfig } from '../config/app.config';
-import { EventListFilters } from '../events/event-list-query';
+import { EventListFilters, keyedFilters } from '../events/event-list-query';
 import { EventRecordsService, LinkedRecordCache } from '../events/event-records.service';
 import { EventsService } from '../events/events.service';
 import { IcalFeedQueryDto } from './dto/ical-query.dto';
@@ -120,7 +120,7 @@ export class IcalFeedService {
     const etag = strongTag([
       FEED_FORMAT,
       content,
-      filters,
+      keyedFilters(filters),
       ctx.language,
       ctx.user ? [ctx.user.id, ctx.user.role] : null,
       query.password ?? null,
@@ -145,7 +145,7 @@ export class IcalFeedService {
     version: number,
     ctx: RequestContext,
   ): Promise<FeedContentStamp> {
-    const key = JSON.stringify(filters);
+    const key = JSON.stringify(keyedFilters(filters));
     const kept = this.contentStamps.lookup(key, version);
     if (kept !== undefined) return kept.value;
     assertFeedSize(await this.events.matchCount(filters, ctx), this.config.icalMaxEvents);
@@ -217,7 +217,7 @@ export class IcalFeedService {
    * miss it when the write commits between its zone query and its batches).
    */
   private async zonesOf(prepared: PreparedFeed): Promise<string> {
-    const key = JSON.stringify(prepared.filters);
+    const key = JSON.stringify(keyedFilters(prepared.filters));
     const kept = this.zoneTexts.get(key, prepared.version);
     if (kept !== undefined) return kept;
     const text = await this.reader.feedZones(prepared.filters);

@@ -5,12 +5,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { termKind } from '../writes/change-kinds';
 import type { WriteUnit } from '../writes/write-unit';
+import { DataVersionService } from '../common/cache/data-version.service';
 import { ApiError } from '../common/errors/api-error';
 import { isUniqueViolation } from '../common/errors/database-errors';
 import type { RequestContext } from '../common/http/request-context';
 import { MAX_LIST_ITEMS } from '../common/validation/decorators';
 import { parseId, parseList } from '../common/validation/input-parsing';
 import { appConfig } from '../config/app.config';
+import { selectRows } from '../database/entity-rows';
 import { keptOrLoaded } from '../database/kept-rows';
 import { toSlug } from '../posts/slugs';
 import { TermTranslation } from './entities/term-translation.entity';
@@ -37,6 +39,26 @@ export function termIdsNamedIn(input: unknown): number[] {
     .flatMap((text) => parseId(text) ?? []);
 }
 
+/** A list filter's term IDs, and the data version of the statement that read them. */
+export interface FilterTerms {
+  ids: number[];
+  version: number;
+}
+
+/**
+ * Which kept filter resolution a read may take: one read at any version
+ * (`'any'`: the caller then checks that version against its page's, see
+ * EventsService.list), one read at this version only, or none (`'read'`).
+ */
+export type KeptTerms = 'any' | number | 'read';
+
+/**
+ * Filter resolutions kept per instance (slugs and IDs of terms change only
+ * with writes, which move the data version the readers check); started over
+ * when full. Each key is bounded by the filter's own bounds.
+ */
+const MAX_KEPT_FILTERS = 1_000;
+
 /** Names per statement of findOrCreateManyByName. */
 const NAMES_PER_READ = 50;
 
@@ -47,9 +69,12 @@ const NAMES_PER_READ = 50;
  */
 @Injectable()
 export class TermLinksService {
+  private readonly keptFilters = new Map<string, FilterTerms>();
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(appConfig.KEY) private readonly config: ConfigType<typeof appConfig>,
+    private readonly versions: DataVersionService,
   ) {}
 
   /**
@@ -132,32 +157,69 @@ export class TermLinksService {
     return [...new Set(ids)];
   }
 
-  /** List filters: slugs or IDs to term IDs; a term that does not exist → 400. */
+  /**
+   * List filters: slugs or IDs to term IDs (ascending); a term that does not
+   * exist → 400. Each resolution is read with the data version in its
+   * statement and kept with it; `kept` says which kept one a read may take
+   * (KeptTerms).
+   */
   async idsForFilter(
     info: TaxonomyInfo,
     values: Array<string | number>,
     paramName: string,
-  ): Promise<number[]> {
-    const ids = new Set<number>();
-    const numeric = values.filter((v) => typeof v === 'number' || /^\d+$/.test(v)).map(Number);
-    const slugs = values.filter((v) => typeof v === 'string' && !/^\d+$/.test(v)) as string[];
+    kept: KeptTerms = 'read',
+  ): Promise<FilterTerms> {
+    const key = `${info.taxonomy} ${JSON.stringify(values)}`;
+    const held = this.keptFilters.get(key);
+    if (held && (kept === 'any' || kept === held.version)) return held;
+    const read = await this.readFilterIds(info, values, paramName);
+    if (this.keptFilters.size >= MAX_KEPT_FILTERS) this.keptFilters.clear();
+    this.keptFilters.set(key, read);
+    return read;
+  }
+
+  /** idsForFilter's read: one statement, the data version in it (there is a row, or it is a 400). */
+  private async readFilterIds(
+    info: TaxonomyInfo,
+    values: Array<string | number>,
+    paramName: string,
+  ): Promise<FilterTerms> {
+    const numeric = [
+      ...new Set(values.filter((v) => typeof v === 'number' || /^\d+$/.test(v)).map(Number)),
+    ];
+    const slugs = [
+      ...new Set(values.filter((v): v is string => typeof v === 'string' && !/^\d+$/.test(v))),
+    ];
+    const version = this.versions.versionSql();
+    const marks = (list: unknown[]) => list.map(() => '?').join(', ');
+    const parts: string[] = [];
+    const parameters: unknown[] = [];
     if (numeric.length > 0) {
-      const found = await this.dataSource
-        .getRepository(Term)
-        .find({ where: { id: In(numeric), taxonomy: info.taxonomy }, select: { id: true } });
-      if (found.length !== new Set(numeric).size) throw ApiError.invalid(paramName, 'notFound');
-      found.forEach((t) => ids.add(t.id));
+      parts.push(
+        `SELECT id AS termId, NULL AS slug, ${version} AS version FROM terms ` +
+          `WHERE id IN (${marks(numeric)}) AND taxonomy = ?`,
+      );
+      parameters.push(...numeric, info.taxonomy);
     }
     if (slugs.length > 0) {
-      const found = await this.dataSource.getRepository(TermTranslation).find({
-        where: { slug: In(slugs), taxonomy: info.taxonomy },
-        select: { termId: true, slug: true },
-      });
-      if (new Set(found.map((t) => t.slug)).size !== new Set(slugs).size)
-        throw ApiError.invalid(paramName, 'notFound');
-      found.forEach((t) => ids.add(t.termId));
+      parts.push(
+        `SELECT term_id AS termId, slug, ${version} AS version FROM term_translations ` +
+          `WHERE slug IN (${marks(slugs)}) AND taxonomy = ?`,
+      );
+      parameters.push(...slugs, info.taxonomy);
     }
-    return [...ids];
+    const rows = (await selectRows(
+      this.dataSource.manager,
+      parts.join(' UNION ALL '),
+      parameters,
+    )) as Array<{ termId: number | string; slug: string | null; version: number | string }>;
+    const byId = rows.filter((row) => row.slug === null).length;
+    const bySlug = new Set(rows.flatMap((row) => (row.slug === null ? [] : [row.slug]))).size;
+    if (byId !== numeric.length || bySlug !== slugs.length || rows.length === 0) {
+      throw ApiError.invalid(paramName, 'notFound');
+    }
+    const ids = [...new Set(rows.map((row) => Number(row.termId)))].sort((a, b) => a - b);
+    return { ids, version: Number(rows[0].version) };
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { AfterQueryEvent } from 'typeorm';
 import { dayAt, eventRequests } from './helpers/events';
-import { createTestApp, TestApp } from './helpers/test-app';
+import { API, createTestApp, TestApp } from './helpers/test-app';
 
 /*
  * What an event list costs in statements, as TypeORM's afterQuery sees them,
@@ -141,3 +141,68 @@ it('never answers 304 for content that changed, whatever writes ran beside the l
     }
   }
 }, 120_000);
+
+describe('term filters kept between lists', () => {
+  const term = (path: string, body: object, method: 'post' | 'patch' | 'delete' = 'post') => {
+    const http = t.http();
+    return http[method](`${API}${path}`)
+      .set('Authorization', t.auth.editor)
+      .send(body)
+      .then((res) => {
+        if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+        return res.body as { id: number };
+      });
+  };
+  const titles = async (path: string) =>
+    ((await api.get(path).expect(200)).body.events as Array<{ title: string }>).map((e) => e.title);
+  let first: number;
+  let second: number;
+
+  beforeAll(async () => {
+    first = (await term('/categories', { name: 'Zaal', slug: 'zaal' })).id;
+    second = (await term('/categories', { name: 'Kelder', slug: 'kelder' })).id;
+    await api
+      .create({
+        title: 'In de zaal',
+        start_date: dayAt(30),
+        end_date: dayAt(30, '14:00:00'),
+        categories: [first],
+      })
+      .expect(201);
+    for (const day of [31, 32, 33]) {
+      await api
+        .create({
+          title: `In de kelder ${day}`,
+          start_date: dayAt(day),
+          end_date: dayAt(day, '14:00:00'),
+          categories: [second],
+        })
+        .expect(201);
+    }
+  });
+
+  it('reads a list filtered by a category slug in one statement once the slug is resolved', async () => {
+    await api.get('/events?categories=zaal').expect(200);
+    const sent = await statementsOf(() => api.get('/events?categories=zaal').expect(200));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/data_version/);
+  });
+
+  it('shows the terms a slug names now, after the slug moved to another term', async () => {
+    expect(await titles('/events?categories=zaal')).toEqual(['In de zaal']);
+    expect(await titles('/events?categories=zaal&per_page=1&page=1')).toEqual(['In de zaal']);
+    await term(`/categories/${first}`, { slug: 'oude-zaal' }, 'patch');
+    await term(`/categories/${second}`, { slug: 'zaal' }, 'patch');
+    const moved = ['In de kelder 31', 'In de kelder 32', 'In de kelder 33'];
+    expect(await titles('/events?categories=zaal')).toEqual(moved);
+    // A page past the end of the old term's events is a page of the new term's.
+    expect(await titles('/events?categories=zaal&per_page=1&page=3')).toEqual([moved[2]]);
+    expect(await titles('/events?categories=oude-zaal')).toEqual(['In de zaal']);
+    // By ID as well, and a deleted term's slug is unknown.
+    expect(await titles(`/events?categories=${first}`)).toEqual(['In de zaal']);
+    await term(`/categories/${first}?force=true`, {}, 'delete');
+    const gone = await api.get('/events?categories=oude-zaal').expect(400);
+    expect(gone.body.code).toBe('rest_invalid_param');
+    await api.get(`/events?categories=${first}`).expect(400);
+  });
+});
