@@ -251,10 +251,10 @@ describe('event list records kept for anonymous readers', () => {
     const filter = r.category!.startsWith('#')
       ? String(ids.categories[Number(r.category!.slice(1))])
       : r.category!;
-    const read = async (filter: string) => {
+    const read = async (parameter: string) => {
       const request = t
         .http()
-        .get(`${API}/events?language=${r.language}&per_page=50${password}${filter}`);
+        .get(`${API}/events?language=${r.language}&per_page=50${password}${parameter}`);
       const res = await (r.reader === 'anonymous'
         ? request
         : request.set('Authorization', t.auth[r.reader]));
@@ -262,6 +262,7 @@ describe('event list records kept for anonymous readers', () => {
       expect(res.status).toBe(200);
       return res.body.events as Array<{
         id: number;
+        all_day: boolean | null;
         categories: Array<{ id: number; slug: string }>;
       }>;
     };
