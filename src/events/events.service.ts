@@ -317,8 +317,11 @@ export class EventsService {
     );
   }
 
-  /** The list filters of `/events`, checked (400 naming the parameter) and resolved to IDs. */
-  /** `keptTerms`: which kept resolutions of the term filters may be taken (TermLinksService.idsForFilter). */
+  /**
+   * The list filters of `/events`, checked (400 naming the parameter) and
+   * resolved to IDs. `keptTerms`: which kept resolutions of the term filters
+   * may be taken (TermLinksService.idsForFilter).
+   */
   listFilters(
     query: ListEventsQueryDto,
     ctx: RequestContext,
@@ -386,13 +389,13 @@ function listOrder(query: ListEventsQueryDto, filters: EventListFilters): EventO
   return query.orderby === 'relevance' && filters.search ? 'relevance' : 'start';
 }
 
-/** The key of a list total in the count cache: lists and feeds of the same filters share it. */
 /** Whether two resolutions of the same filters name the same terms. */
 function sameTerms(a: EventListFilters, b: EventListFilters): boolean {
   const same = (x?: number[], y?: number[]) => String(x) === String(y);
   return same(a.categoryIds, b.categoryIds) && same(a.tagIds, b.tagIds);
 }
 
+/** The key of a list total in the count cache: lists and feeds of the same filters share it. */
 function countKey(filters: EventListFilters): string {
   return `events:${JSON.stringify(keyedFilters(filters))}`;
 }

@@ -219,7 +219,8 @@ export class TermLinksService {
       throw ApiError.invalid(paramName, 'notFound');
     }
     const ids = [...new Set(rows.map((row) => Number(row.termId)))].sort((a, b) => a - b);
-    return { ids, version: Number(rows[0].version) };
+    // Frozen: a kept resolution is shared by every list that takes it.
+    return Object.freeze({ ids: Object.freeze(ids) as number[], version: Number(rows[0].version) });
   }
 
   /**

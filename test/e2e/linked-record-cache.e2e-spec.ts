@@ -155,4 +155,24 @@ mysqlOnly('linked records re-used across reads, several instances (one MySQL dat
     expect((await listed(a, ids.event)).venue).toMatchObject({ venue: 'Elders' });
     expect((await single(a, ids.event)).venue).toMatchObject({ venue: 'Elders' });
   });
+
+  it('lists by the slug a category has after another instance moved it', async () => {
+    await a.reset();
+    const ids = await seed(a);
+    const byCategory = (slug: string) => a.http().get(`${API}/events?categories=${slug}`);
+    // Resolved and kept on instance a (the second read takes the kept resolution).
+    for (let i = 0; i < 2; i++) {
+      const res = await byCategory('muziek').expect(200);
+      expect(res.body.events.map((e: { id: number }) => e.id)).toEqual([ids.event]);
+    }
+    await b
+      .http()
+      .patch(`${API}/categories/${ids.category}`)
+      .set('Authorization', b.auth.editor)
+      .send({ slug: 'klassiek' })
+      .expect(200);
+    expect((await byCategory('muziek').expect(400)).body.code).toBe('rest_invalid_param');
+    const moved = await byCategory('klassiek').expect(200);
+    expect(moved.body.events.map((e: { id: number }) => e.id)).toEqual([ids.event]);
+  });
 });
