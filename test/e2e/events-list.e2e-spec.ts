@@ -549,6 +549,37 @@ describe('event lists', () => {
       expect((await list(window, 'editor')).events[0]).toEqual(full);
       expect((await list(window, 'author')).events).toEqual(blank.events);
     });
+
+    it('matches the links a blanked event hides in filters (docs/decisions.md)', async () => {
+      await api.createVenue({ venue: 'Zaal' }).expect(201);
+      await seed(
+        [
+          event('Geheim', '2031-05-01 20:00:00', '2031-05-01 22:00:00', {
+            password: 'sesam',
+            categories: 'Jazz',
+            tags: 'buiten',
+            venue: 1,
+            organizer: { organizer: 'Org' },
+          }),
+          event('Open', '2031-05-01 18:00:00', '2031-05-01 19:00:00', { categories: 'Pop' }),
+        ],
+        'editor',
+      );
+      const window = '?start_date=2031-05-01&end_date=2031-05-01';
+      for (const filter of ['categories=jazz', 'tags=buiten', 'venue=1', 'organizer=1']) {
+        const found = await list(`${window}&${filter}`);
+        expect({ filter, total: found.total }).toEqual({ filter, total: 1 });
+        expect(found.events[0]).toMatchObject({
+          title: 'Geheim',
+          password_protected: true,
+          categories: [],
+          tags: [],
+          venue: [],
+          organizer: [],
+        });
+      }
+      expect(await titles(`${window}&categories=pop`)).toEqual(['Open']);
+    });
   });
 
   describe('validation', () => {
