@@ -478,26 +478,30 @@ describe('event lists', () => {
   });
 
   describe('password-protected events', () => {
-    it('blanks them unless the password matches or the caller may edit them', async () => {
+    /** "Geheim", protected by "sesam", on a venue "Zaal" (ID 1) created first. */
+    const protectedEvent = async (extra: Body, others: Body[] = []) => {
       await api.createVenue({ venue: 'Zaal' }).expect(201);
+      const start = '2031-05-01 20:00:00';
+      const end = '2031-05-01 22:00:00';
       await seed(
-        [
-          event('Geheim', '2031-05-01 20:00:00', '2031-05-01 22:00:00', {
-            password: 'sesam',
-            description: 'Beschrijving',
-            excerpt: 'Kort',
-            image: 'https://cdn.example.com/a.jpg',
-            cost: '€10',
-            website: 'https://geheim.example.com',
-            featured: true,
-            categories: 'Jazz',
-            tags: 'buiten',
-            venue: 1,
-            organizer: { organizer: 'Org' },
-          }),
-        ],
+        [event('Geheim', start, end, { password: 'sesam', ...extra }), ...others],
         'editor',
       );
+    };
+
+    it('blanks them unless the password matches or the caller may edit them', async () => {
+      await protectedEvent({
+        description: 'Beschrijving',
+        excerpt: 'Kort',
+        image: 'https://cdn.example.com/a.jpg',
+        cost: '€10',
+        website: 'https://geheim.example.com',
+        featured: true,
+        categories: 'Jazz',
+        tags: 'buiten',
+        venue: 1,
+        organizer: { organizer: 'Org' },
+      });
       const window = '?start_date=2031-05-01&end_date=2031-05-01';
       const blank = await list(window);
       expect(blank.events).toEqual([
@@ -551,19 +555,9 @@ describe('event lists', () => {
     });
 
     it('matches the links a blanked event hides in filters (docs/decisions.md)', async () => {
-      await api.createVenue({ venue: 'Zaal' }).expect(201);
-      await seed(
-        [
-          event('Geheim', '2031-05-01 20:00:00', '2031-05-01 22:00:00', {
-            password: 'sesam',
-            categories: 'Jazz',
-            tags: 'buiten',
-            venue: 1,
-            organizer: { organizer: 'Org' },
-          }),
-          event('Open', '2031-05-01 18:00:00', '2031-05-01 19:00:00', { categories: 'Pop' }),
-        ],
-        'editor',
+      await protectedEvent(
+        { categories: 'Jazz', tags: 'buiten', venue: 1, organizer: { organizer: 'Org' } },
+        [event('Open', '2031-05-01 18:00:00', '2031-05-01 19:00:00', { categories: 'Pop' })],
       );
       const window = '?start_date=2031-05-01&end_date=2031-05-01';
       for (const filter of ['categories=jazz', 'tags=buiten', 'venue=1', 'organizer=1']) {
