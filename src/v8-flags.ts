@@ -20,15 +20,15 @@ import { capYoungGeneration } from './common/runtime/young-generation';
 setFlagsFromString('--no-allocation-site-pretenuring');
 
 /*
- * Young generation at most 8 MB (both semi-spaces; V8's own bound is 32 MB
- * on Node 20 and 128 MB on Node 24). Start-up alone grew it to its bound and
- * V8 keeps what it grew, so the idle service held 32 / 64 MB of mostly empty
- * semi-spaces (RSS 147 / 196 MB idle; capped 119 / 138 MB), and under load
- * the same again on top of the old generation's peak. No cost to lists or
- * single reads stood out of the bench's noise (docs/decisions.md, Reads at
- * scale).
+ * Young generation at most 32 MB (both semi-spaces; V8's own bound is 32 MB
+ * on Node 20 and 128 MB on Node 24). V8 keeps what it grew: start-up alone
+ * grew it to its bound (idle RSS 147 / 196 MB before the start-up collection
+ * in main.ts gave it back). Under load it grows to the cap: at 8 MB a create's objects were scavenged and
+ * promoted so often that 32 MB gave +10 % creates/s and −11 % CPU per create,
+ * +13 % records/s in a sync (docs/performance.md). What a load grew is given
+ * back when it is over (common/runtime/quiet-give-back.ts, started by main.ts).
  */
-const YOUNG_GENERATION_MB = 8;
+const YOUNG_GENERATION_MB = 32;
 capYoungGeneration(YOUNG_GENERATION_MB * 1024 * 1024);
 
 /*
