@@ -15,7 +15,8 @@ interface Outcome {
 
 /**
  * A fresh node with the service's young generation cap that allocates as
- * requests do for a while (looks every 200 ms meanwhile), then turns quiet.
+ * requests do for 2 s, enough for several young collections in every look's
+ * period even on a starved machine (looks every 300 ms), then turns quiet.
  */
 function loadThenQuiet(): Outcome {
   const script = `
@@ -24,21 +25,21 @@ function loadThenQuiet(): Outcome {
     capYoungGeneration(32 * 1024 * 1024);
     const initial = youngGenerationBytes();
     let collected = 0;
-    const stop = giveBackWhenQuiet({ everyMs: 200, onCollected: () => collected++ });
+    const stop = giveBackWhenQuiet({ everyMs: 300, onCollected: () => collected++ });
     const pause = (ms) => new Promise((done) => setTimeout(done, ms));
     let kept = [];
     (async () => {
-      const loadUntil = Date.now() + 1500;
+      const loadUntil = Date.now() + 2000;
       for (let round = 0; Date.now() < loadUntil; round++) {
         const rows = [];
-        for (let i = 0; i < 20000; i++) rows.push({ id: i, title: 'event ' + i });
+        for (let i = 0; i < 50000; i++) rows.push({ id: i, title: 'event ' + i });
         kept[round % 3] = rows;
         await new Promise((done) => setImmediate(done));
       }
       const afterLoad = youngGenerationBytes();
       const collectedDuringLoad = collected;
       kept = [];
-      await pause(1000);
+      await pause(1500);
       stop();
       process.stdout.write(JSON.stringify({
         initial, afterLoad, collectedDuringLoad, afterQuiet: youngGenerationBytes(), collectedWhenQuiet: collected,
