@@ -12,8 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { APP_OPTIONS, configureApp } from './app.setup';
 import { enableGracefulShutdown } from './common/http/graceful-shutdown';
 import { releaseOptimizingCompilers } from './common/runtime/start-up-compilers';
-import { giveBackWhenQuiet } from './common/runtime/quiet-give-back';
-import { collectReducingMemory } from './common/runtime/reducing-collection';
+import { collectStartUpGarbage } from './common/runtime/start-up-garbage';
 import { appConfig, joinPath } from './config/app.config';
 import { ConfigurationError, validateEnvironment } from './config/env.validation';
 
@@ -34,14 +33,9 @@ async function bootstrap(): Promise<void> {
   // optimizing compilers start-up ran without (src/v8-flags.ts).
   await app.init();
   // Memory given back, never a reason not to start.
-  await collectReducingMemory().catch((error: Error) =>
+  await collectStartUpGarbage().catch((error: Error) =>
     new Logger('Main').warn(`start-up collection skipped: ${error.message}`),
   );
-  // What a load grows (the young generation above all) is given back once it is over.
-  giveBackWhenQuiet({
-    onCollected: (ms) =>
-      new Logger('Main').debug(`memory given back after a load (${Math.round(ms)} ms)`),
-  });
   releaseOptimizingCompilers();
   await app.listen(config.port);
   logListening(app);

@@ -21,12 +21,12 @@ setFlagsFromString('--no-allocation-site-pretenuring');
 
 /*
  * Young generation at most 32 MB (both semi-spaces; V8's own bound is 32 MB
- * on Node 20 and 128 MB on Node 24). V8 keeps what it grew: start-up alone
- * grew it to its bound (idle RSS 147 / 196 MB before the start-up collection
- * in main.ts gave it back). Under load it grows to the cap: at 8 MB a create's objects were scavenged and
- * promoted so often that 32 MB gave +10 % creates/s and −11 % CPU per create,
- * +13 % records/s in a sync (docs/performance.md). What a load grew is given
- * back when it is over (common/runtime/quiet-give-back.ts, started by main.ts).
+ * on Node 20 and 128 MB on Node 24). Start-up alone grew it to its bound
+ * (idle RSS 147 / 196 MB before the start-up collection in main.ts gave it
+ * back). Under load it grows to the cap: at 8 MB a create's objects were
+ * scavenged and promoted so often that 32 MB gave +10 % creates/s and −11 %
+ * CPU per create, +13 % records/s in a sync (docs/performance.md). V8's
+ * memory reducer gives a load's growth back about 20 s after it ends.
  */
 const YOUNG_GENERATION_MB = 32;
 capYoungGeneration(YOUNG_GENERATION_MB * 1024 * 1024);

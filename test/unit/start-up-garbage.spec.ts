@@ -5,7 +5,7 @@ import { ModuleKind, transpileModule } from 'typescript';
 
 const MB = 1024 * 1024;
 const MODULE_JS = transpileModule(
-  readFileSync(resolve(__dirname, '../../src/common/runtime/reducing-collection.ts'), 'utf8'),
+  readFileSync(resolve(__dirname, '../../src/common/runtime/start-up-garbage.ts'), 'utf8'),
   { compilerOptions: { module: ModuleKind.CommonJS } },
 ).outputText;
 
@@ -21,7 +21,7 @@ interface Outcome {
 /** A fresh node that allocates as a start-up does (much garbage, some kept), then collects. */
 function collectInFreshNode(): Outcome {
   const script = `
-    const { collectReducingMemory } = ((exports) => { ${MODULE_JS}; return exports; })({});
+    const { collectStartUpGarbage } = ((exports) => { ${MODULE_JS}; return exports; })({});
     const { getHeapSpaceStatistics } = require('node:v8');
     const size = (name) => getHeapSpaceStatistics().find((s) => s.space_name === name).space_size;
     let kept = [];
@@ -32,7 +32,7 @@ function collectInFreshNode(): Outcome {
     kept = kept.slice(0, 2);
     const youngBefore = size('new_space');
     const oldBefore = size('old_space');
-    collectReducingMemory().then((ms) => process.stdout.write(JSON.stringify({
+    collectStartUpGarbage().then((ms) => process.stdout.write(JSON.stringify({
       youngBefore, youngAfter: size('new_space'), oldBefore, oldAfter: size('old_space'), ms,
       gcLeftExposed: typeof globalThis.gc !== 'undefined',
     })));`;
@@ -41,7 +41,7 @@ function collectInFreshNode(): Outcome {
   ) as Outcome;
 }
 
-describe('memory-reducing collection', () => {
+describe('start-up garbage collection', () => {
   const outcome = collectInFreshNode();
 
   it('runs one collection, leaves no gc function exposed, and the process ends (no session left open)', () => {
