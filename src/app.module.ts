@@ -19,7 +19,7 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { I18nModule } from './i18n/i18n.module';
 import { IndexModule } from './index/index.module';
-import { loggerOptions } from './common/http/logger-options';
+import { nestLoggerParams, REQUEST_LOGGER, requestLogger } from './common/http/logger-options';
 import { CategoriesModule } from './categories/categories.module';
 import { TagsModule } from './tags/tags.module';
 import { VenuesModule } from './venues/venues.module';
@@ -44,8 +44,15 @@ import { AppInterceptors } from './app-interceptors';
       validate: validateEnvironment,
     }),
     LoggerModule.forRootAsync({
-      inject: [appConfig.KEY],
-      useFactory: (config: ConfigType<typeof appConfig>) => loggerOptions(config.logLevel),
+      providers: [
+        {
+          provide: REQUEST_LOGGER,
+          inject: [appConfig.KEY],
+          useFactory: (config: ConfigType<typeof appConfig>) => requestLogger(config.logLevel),
+        },
+      ],
+      inject: [REQUEST_LOGGER],
+      useFactory: nestLoggerParams,
     }),
     RateLimitModule,
     DatabaseModule,

@@ -1,12 +1,12 @@
 import { INestApplication, NestApplicationOptions, RequestMethod } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { bodyParserError } from './common/errors/api-exception.filter';
 import { limitBodyDepth } from './common/http/body-depth.middleware';
 import { requireSupportedContentType } from './common/http/content-type.middleware';
-import { assignRequestId } from './common/http/logger-options';
+import { assignRequestId, REQUEST_LOGGER } from './common/http/logger-options';
 import { assignApiUrl } from './common/http/request-context';
 import { conditionalGet } from './common/http/conditional-get';
 import { jsonBytesMiddleware } from './common/http/json-writer';
@@ -39,6 +39,8 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
     app.use(metrics.scrapeEndpoint);
     app.use(metrics.timeRequests);
   }
+  // Each response's log line, rejected bodies (invalid JSON, 413, 415) included.
+  app.use(app.get<RequestHandler>(REQUEST_LOGGER));
 
   // `a[]=1&a[]=2` lists need the extended parser (Express 5 defaults to "simple").
   app.set('query parser', 'extended');
@@ -77,7 +79,8 @@ export function configureApp(nest: INestApplication): NestExpressApplication {
   app.use(conditionalGet);
   app.use(jsonBytesMiddleware);
   app.use(assignWritePrecondition(config.requireIfMatch));
-  app.use(routeReads);
+  // Only replicas need it: its AsyncLocalStorage puts hooks on every promise on Node 20.
+  if (config.databaseReadUrls.length > 0) app.use(routeReads);
 
   app.setGlobalPrefix(config.apiPath.slice(1), {
     exclude: [

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { PinoPretty } from 'pino-pretty';
-import { loggerOptions, prettyLogs } from '../../src/common/http/logger-options';
+import { nestLoggerParams, prettyLogs, requestLogger } from '../../src/common/http/logger-options';
 import { ConfigurationError, validateEnvironment } from '../../src/config/env.validation';
 import { operationOf } from '../../src/database/query-observer';
 import { DEFAULT_TRACE_RATIO, requestTraced, samplerOf, tracingEnabled } from '../../src/tracing';
@@ -145,9 +145,22 @@ describe('log format', () => {
     expect(prettyLogs({ isTTY: true })).toBe(true);
     expect(prettyLogs({ isTTY: false })).toBe(false);
     expect(prettyLogs({})).toBe(false);
-    expect(Array.isArray(loggerOptions('info', false).pinoHttp)).toBe(false);
-    const [, stream] = loggerOptions('info', true).pinoHttp as [unknown, Writable];
-    expect(typeof stream.write).toBe('function');
+    const streamOf = (logger: pino.Logger) =>
+      (logger as unknown as Record<symbol, Writable>)[pino.symbols.streamSym];
+    expect(streamOf(requestLogger('info', false).logger)).toBe(process.stdout);
+    const pretty = streamOf(requestLogger('info', true).logger);
+    expect(pretty).not.toBe(process.stdout);
+    expect(typeof pretty.write).toBe('function');
+  });
+
+  it("gives Nest's logger the request logger's root logger and no per-request middleware", () => {
+    const requests = requestLogger('warn', false);
+    expect(nestLoggerParams(requests)).toEqual({
+      pinoHttp: { logger: requests.logger },
+      useExisting: true,
+      forRoutes: [],
+    });
+    expect(requests.logger.level).toBe('warn');
   });
 
   it('prints the same fields on one readable line', () => {

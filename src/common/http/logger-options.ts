@@ -1,8 +1,7 @@
-import { RequestMethod } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
-import type { Options } from 'pino-http';
+import { pinoHttp, type HttpLogger, type Options } from 'pino-http';
 import type { PinoPretty as PinoPrettyFactory } from 'pino-pretty';
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -35,11 +34,15 @@ function prettyStream(): typeof PinoPrettyFactory {
   return (require('pino-pretty') as { PinoPretty: typeof PinoPrettyFactory }).PinoPretty;
 }
 
+/** The provider token of the request logger (requestLogger's middleware). */
+export const REQUEST_LOGGER = Symbol('REQUEST_LOGGER');
+
 /**
  * Structured logs, JSON or (`pretty`) one readable line each with the same
- * fields. Authorization headers, cookies and query strings are never logged.
+ * fields: an Express middleware that logs each response, whose `logger` is the
+ * root logger. Authorization headers, cookies and query strings are never logged.
  */
-export function loggerOptions(level: string, pretty = prettyLogs()): Params {
+export function requestLogger(level: string, pretty = prettyLogs()): HttpLogger {
   const options: Options = {
     level,
     genReqId: (req) => (req as WithId).id ?? randomUUID(),
@@ -58,18 +61,26 @@ export function loggerOptions(level: string, pretty = prettyLogs()): Params {
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
   };
-  return {
-    forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
-    pinoHttp: pretty
-      ? [
-          options,
-          prettyStream()({
-            singleLine: true,
-            translateTime: 'SYS:HH:MM:ss.l',
-            ignore: 'pid,hostname',
-            sync: true,
-          }),
-        ]
-      : options,
-  };
+  if (!pretty) return pinoHttp(options);
+  return pinoHttp(
+    options,
+    prettyStream()({
+      singleLine: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname',
+      sync: true,
+    }),
+  );
+}
+
+/**
+ * nestjs-pino as Nest's logger, writing through the request logger's root
+ * logger, without its per-request middleware: that middleware only binds
+ * `req.log` in an AsyncLocalStorage, which on Node 20 puts hooks on every
+ * promise (8 % of a create's main-thread instructions, docs/performance.md).
+ * The request line is requestLogger's; a log call inside a request names the
+ * request ID itself (ApiExceptionFilter does).
+ */
+export function nestLoggerParams(requests: HttpLogger): Params {
+  return { pinoHttp: { logger: requests.logger }, useExisting: true, forRoutes: [] };
 }

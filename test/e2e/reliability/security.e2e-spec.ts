@@ -340,5 +340,31 @@ describe('security', () => {
       for (const secret of [token, signature, PASSWORD, 'Bearer'])
         expect({ secret, logged: logs.includes(secret) }).toEqual({ secret, logged: false });
     });
+
+    it('logs requests whose body is refused before any route runs', async () => {
+      const before = written.length;
+      const send = (type: string, body: string) =>
+        t
+          .http()
+          .post(`${API}/events`)
+          .set('Authorization', t.auth.author)
+          .set('Content-Type', type)
+          .set('X-Request-Id', `refused-${type.length}`)
+          .send(body);
+      await send('application/json', '{"title":').expect(400);
+      await send('text/plain', 'title').expect(415);
+      const logged = written
+        .slice(before)
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { req?: { id: string }; res?: { statusCode: number } })
+        .filter((line) => line.req)
+        .map((line) => [line.req!.id, line.res!.statusCode]);
+      expect(logged).toEqual([
+        ['refused-16', 400],
+        ['refused-10', 415],
+      ]);
+    });
   });
 });
