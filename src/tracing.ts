@@ -170,8 +170,8 @@ interface LayerPatcher {
 /**
  * The Express instrumentation with one span per request: the controller's
  * route handler. Middleware (`app.use`) is not instrumented at all, and
- * neither is the middleware Nest mounts as a catch-all route
- * (`all('…/{*path}')`, the request logger's two): the instrumentation's
+ * neither is middleware Nest mounts as a catch-all route
+ * (`all('…/{*path}')`, module middleware with `forRoutes`; none today): the instrumentation's
  * `ignoreLayers` sees only the name "request handler", the same as the
  * route's, so those layers are left unpatched where each layer is patched
  * (the pinned version's `_applyPatch`; the tracing e2e test counts the

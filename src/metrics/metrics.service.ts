@@ -5,7 +5,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { appConfig } from '../config/app.config';
+import { appConfig, joinPath } from '../config/app.config';
 import { poolUsage } from './pool-usage';
 import { readStoreSizes, type StoreSizes } from './store-sizes';
 import {
@@ -42,6 +42,9 @@ export class MetricsService implements MetricsSink, OnModuleInit, OnModuleDestro
   readonly registry = new Registry();
   readonly enabled: boolean;
   private readonly tokenHash?: Buffer;
+  private readonly apiPath: string;
+  /** The route label of the API's catch-all 404 (see routeOf). */
+  private readonly apiCatchAll: { path: string };
   private storeSizes?: { at: number; sizes: Promise<StoreSizes | undefined> };
 
   private readonly requests = new Histogram({
@@ -143,6 +146,8 @@ export class MetricsService implements MetricsSink, OnModuleInit, OnModuleDestro
     @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
   ) {
     this.enabled = config.metricsToken !== undefined;
+    this.apiPath = config.apiPath;
+    this.apiCatchAll = { path: joinPath(config.apiPath, '{*path}') };
     if (config.metricsToken) this.tokenHash = sha256(config.metricsToken);
     if (!this.enabled) return;
     collectDefaultMetrics({ register: this.registry });
@@ -185,11 +190,26 @@ export class MetricsService implements MetricsSink, OnModuleInit, OnModuleDestro
   readonly timeRequests = (req: RoutedRequest, res: ServerResponse, next: () => void): void => {
     const started = performance.now();
     res.once('finish', () => {
-      const labels = this.requestLabels.of(req.route, req.method, res.statusCode);
+      const labels = this.requestLabels.of(this.routeOf(req, res), req.method, res.statusCode);
       this.requests.observe(labels, (performance.now() - started) / 1000);
     });
     next();
   };
+
+  /**
+   * The route a request matched; a 404 under the API path that matched none
+   * was answered by the API's catch-all (Nest's not-found handler), labelled
+   * `…/{*path}` as docs/operations.md says; anything else unmatched was
+   * answered before routing (413, 415).
+   */
+  private routeOf(req: RoutedRequest, res: ServerResponse): RoutedRequest['route'] {
+    if (req.route || res.statusCode !== 404) return req.route;
+    const url = req.originalUrl ?? req.url ?? '';
+    const after = url.charAt(this.apiPath.length);
+    const underApi =
+      url.startsWith(this.apiPath) && (after === '' || after === '/' || after === '?');
+    return underApi ? this.apiCatchAll : undefined;
+  }
 
   /** Label sets made once and reused: per request and statement, no object to build. */
   private readonly requestLabels = new RequestLabels();
@@ -349,7 +369,7 @@ export function methodLabel(method: string | undefined): string {
 }
 
 type Labels = Record<string, string>;
-type RoutedRequest = IncomingMessage & { route?: { path?: unknown } };
+type RoutedRequest = IncomingMessage & { route?: { path?: unknown }; originalUrl?: string };
 
 /** One label set per value of a label whose values the code names (operations, caches). */
 class LabelSets {

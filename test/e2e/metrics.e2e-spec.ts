@@ -60,6 +60,23 @@ describe('metrics', () => {
     );
   });
 
+  it('counts a request refused before routing as unmatched, a 404 outside the API too', async () => {
+    const before = await scrape(ctx.t);
+    await ctx.t
+      .http()
+      .post(`${API}/events`)
+      .set('Authorization', ctx.t.auth.author)
+      .set('Content-Type', 'text/plain')
+      .send('x')
+      .expect(415);
+    await ctx.t.http().get('/no-such-root').expect(404);
+    const after = await scrape(ctx.t);
+    const moved = (labels: Record<string, string>) =>
+      valueOf(after, REQUESTS, labels) - valueOf(before, REQUESTS, labels);
+    expect(moved({ method: 'POST', route: 'unmatched', status: '415' })).toBe(1);
+    expect(moved({ method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
+  });
+
   it('counts methods the API does not answer under one method label', async () => {
     const server = ctx.t.app.getHttpServer() as Server;
     if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
