@@ -169,13 +169,12 @@ interface LayerPatcher {
 
 /**
  * The Express instrumentation with one span per request: the controller's
- * route handler. Middleware (`app.use`) is not instrumented at all, and
- * neither is middleware Nest mounts as a catch-all route
- * (`all('…/{*path}')`, module middleware with `forRoutes`; none today): the instrumentation's
- * `ignoreLayers` sees only the name "request handler", the same as the
- * route's, so those layers are left unpatched where each layer is patched
- * (the pinned version's `_applyPatch`; the tracing e2e test counts the
- * Express spans of a request). An unpatched layer also costs a request that
+ * route handler. Middleware (`app.use`) is not instrumented at all: only
+ * route handler layers are patched where each layer is patched (the pinned
+ * version's `_applyPatch`; the tracing e2e test counts the Express spans of
+ * a request). Module middleware Nest would mount with `forRoutes` (a
+ * catch-all route whose layer is named like a handler) would get spans too;
+ * the service mounts none. An unpatched layer costs a request that
  * is not sampled nothing, and so does a patched route handler: it runs the
  * instrumentation's wrapper (route bookkeeping, context binding) only while
  * a span is being recorded.
@@ -191,9 +190,8 @@ function routeInstrumentation(): unknown {
     // Routers stay patched (no span of their own): their routes need the mount path.
     const router = layer.name === 'router';
     const handler = layer.name === 'handle' || layer.name === 'bound dispatch';
-    const catchAll = typeof layerPath === 'string' && layerPath.endsWith('{*path}');
     if (router) patchLayer(layer, layerPath);
-    if (!handler || catchAll) return;
+    if (!handler) return;
     const plain = layer.handle;
     patchLayer(layer, layerPath);
     const patched = layer.handle;
