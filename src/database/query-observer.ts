@@ -1,4 +1,4 @@
-import { SpanKind, trace } from '@opentelemetry/api';
+import { type Span, SpanKind, trace } from '@opentelemetry/api';
 import { type AfterQueryEvent, type EntitySubscriberInterface, EventSubscriber } from 'typeorm';
 import { signals } from '../metrics/signals';
 
@@ -21,21 +21,31 @@ export function operationOf(query: string): string {
  * Every statement's duration and failure (TypeORM measures the duration),
  * for the metrics; and, on SQLite, a span per statement while a trace is
  * being recorded: better-sqlite3 has no OpenTelemetry instrumentation
- * (mysql2's makes the spans on MySQL).
+ * (mysql2's makes the spans on MySQL). With neither, it returns at once:
+ * naming the statement costs more than the rest of its bookkeeping.
  */
 @EventSubscriber()
 export class QueryObserver implements EntitySubscriberInterface {
   afterQuery(event: AfterQueryEvent): void {
-    const seconds = event.executionTime === undefined ? undefined : event.executionTime / 1000;
+    const metered = signals.enabled;
+    const parent = event.connection.options.type === 'better-sqlite3' ? recordingSpan() : undefined;
+    if (!metered && !parent) return;
     const operation = operationOf(event.query);
-    signals.query(operation, seconds, !event.success);
-    if (event.connection.options.type === 'better-sqlite3') traceSqlite(event, operation);
+    if (metered) {
+      const seconds = event.executionTime === undefined ? undefined : event.executionTime / 1000;
+      signals.query(operation, seconds, !event.success);
+    }
+    if (parent) traceSqlite(event, operation);
   }
 }
 
+/** The active span when it is being recorded (a sampled trace), else undefined. */
+function recordingSpan(): Span | undefined {
+  const span = trace.getActiveSpan();
+  return span?.isRecording() ? span : undefined;
+}
+
 function traceSqlite(event: AfterQueryEvent, operation: string): void {
-  const parent = trace.getActiveSpan();
-  if (!parent?.isRecording()) return;
   const end = Date.now();
   const span = tracer.startSpan(operation.toUpperCase(), {
     kind: SpanKind.CLIENT,

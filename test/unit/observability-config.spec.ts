@@ -1,3 +1,5 @@
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { PinoPretty } from 'pino-pretty';
@@ -161,6 +163,67 @@ describe('log format', () => {
       forRoutes: [],
     });
     expect(requests.logger.level).toBe('warn');
+  });
+
+  describe('request lines', () => {
+    /** The lines `requestLogger(level)` writes for responses with these statuses, parsed. */
+    function linesFor(level: string, statuses: number[]): Array<Record<string, unknown>> {
+      const lines: Array<Record<string, unknown>> = [];
+      const middleware = requestLogger(level, false, {
+        write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+      });
+      for (const [i, statusCode] of statuses.entries()) {
+        const req = Object.assign(new EventEmitter(), {
+          id: `r-${i}`,
+          method: 'POST',
+          url: '/calendar/events/v1/events?password=secret',
+          headers: { authorization: 'Bearer secret' },
+          socket: {},
+        });
+        const res = Object.assign(new EventEmitter(), {
+          statusCode,
+          headersSent: true,
+          writableEnded: true,
+          getHeaders: () => ({}),
+        });
+        middleware(req as unknown as IncomingMessage, res as unknown as ServerResponse, () => {});
+        res.emit('finish');
+        res.emit('close');
+      }
+      // What differs from line to line (times, the process, where the error was made) is left out.
+      return lines.map(({ time: _time, responseTime, pid: _pid, hostname: _host, ...line }) => {
+        expect(typeof responseTime).toBe('number');
+        if (!line.err) return line;
+        const { stack, ...err } = line.err as { stack: string };
+        expect(stack).toMatch(/^Error: failed with status code/);
+        return { ...line, err };
+      });
+    }
+
+    it('at info, is one line per response', () => {
+      const lines = linesFor('info', [201, 404, 503]);
+      expect(lines.map((line) => [line.level, line.msg, line.res])).toEqual([
+        [30, 'request completed', { statusCode: 201 }],
+        [30, 'request completed', { statusCode: 404 }],
+        [50, 'request errored', { statusCode: 503 }],
+      ]);
+    });
+
+    it("above info, is pino-http's line of each failed response and nothing else", () => {
+      const [, , errored, erroredToo] = linesFor('info', [201, 404, 503, 500]);
+      expect(linesFor('warn', [201, 404, 503, 500])).toEqual([errored, erroredToo]);
+      expect(erroredToo).toMatchObject({ res: { statusCode: 500 } });
+      expect(errored).toMatchObject({
+        level: 50,
+        msg: 'request errored',
+        req: { id: 'r-2', method: 'POST', url: '/calendar/events/v1/events' },
+        res: { statusCode: 503 },
+        err: { type: 'Error', message: 'failed with status code 503' },
+      });
+      expect(linesFor('error', [201, 404, 503])).toEqual([errored]);
+      expect(linesFor('fatal', [503, 500])).toEqual([]);
+      expect(linesFor('silent', [503])).toEqual([]);
+    });
   });
 
   it('prints the same fields on one readable line', () => {

@@ -1,5 +1,6 @@
 import { dayAt, eventRequests } from '../helpers/events';
 import { API, createTestApp, errorBody, TestApp } from '../helpers/test-app';
+import { EventsService } from '../../../src/events/events.service';
 
 /*
  * Security properties of the HTTP surface (issue: reliability): helmet's
@@ -364,6 +365,48 @@ describe('security', () => {
       expect(logged).toEqual([
         ['refused-16', 400],
         ['refused-10', 415],
+      ]);
+    });
+  });
+
+  describe('logs at LOG_LEVEL=warn', () => {
+    let t: TestApp;
+    let written: string[];
+    let spy: jest.SpyInstance;
+
+    beforeAll(async () => {
+      written = [];
+      spy = jest.spyOn(process.stdout, 'write').mockImplementation((data: unknown) => {
+        written.push(Buffer.isBuffer(data) ? data.toString('utf8') : String(data));
+        return true;
+      });
+      t = await createTestApp({ LOG_LEVEL: 'warn', CORS_ORIGINS: '' });
+    });
+    afterAll(async () => {
+      await t?.close();
+      spy.mockRestore();
+    });
+
+    it('has a request line for a failed response only', async () => {
+      const api = eventRequests(t);
+      await api.create(eventBody({})).expect(201);
+      await api.get('/events/999999').expect(404);
+      jest.spyOn(t.app.get(EventsService), 'list').mockRejectedValueOnce(new Error('boom'));
+      await t.http().get(`${API}/events`).set('X-Request-Id', 'failed-list').expect(500);
+      await api.get('/events').expect(200);
+      const requestLines = written
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { req?: object; res?: object; msg: string })
+        .filter((line) => line.req)
+        .map(({ req, res, msg }) => ({ req, res, msg }));
+      expect(requestLines).toEqual([
+        {
+          req: { id: 'failed-list', method: 'GET', url: `${API}/events` },
+          res: { statusCode: 500 },
+          msg: 'request errored',
+        },
       ]);
     });
   });
