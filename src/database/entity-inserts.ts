@@ -1,5 +1,5 @@
 import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
-import { columnOf, placeholders, shapeOf } from './entity-rows';
+import { columnOf, type InsertShape, placeholders, shapeOf } from './entity-rows';
 
 /*
  * Writes of whole rows through one plain INSERT each, from TypeORM's metadata
@@ -99,23 +99,50 @@ function insertStatement<E extends ObjectLiteral>(
   properties: ReadonlyArray<keyof E & string>,
   rows: ReadonlyArray<Partial<E>>,
 ): [string, unknown[]] {
-  const shape = shapeOf(manager, target);
-  const { driver } = manager.connection;
-  const columns = properties.map((property) => columnOf(shape, property));
-  const row = `(${placeholders(columns.length)})`;
-  const sql =
-    `INSERT INTO ${driver.escape(shape.metadata.tableName)} ` +
-    `(${columns.map((column) => driver.escape(column.databaseName)).join(', ')}) ` +
-    `VALUES ${rows.map(() => row).join(', ')}`;
-  const params = rows.flatMap((values) =>
-    columns.map((column) => {
-      const transformer = Array.isArray(column.transformer) ? undefined : column.transformer;
-      const value: unknown = transformer
-        ? transformer.to(values[column.propertyName])
-        : values[column.propertyName];
-      if (typeof value === 'boolean') return value ? 1 : 0;
-      return value ?? null;
-    }),
-  );
+  const { fields, head, row } = insertShapeOf(manager, target, properties);
+  const sql = rows.length === 1 ? head + row : head + rows.map(() => row).join(', ');
+  const params: unknown[] = [];
+  for (const values of rows)
+    for (const { property, to } of fields) {
+      const value: unknown = to ? to(values[property]) : values[property];
+      params.push(typeof value === 'boolean' ? (value ? 1 : 0) : (value ?? null));
+    }
   return [sql, params];
+}
+
+/** How many INSERT shapes are kept per entity (insertShapeOf). */
+const MAX_INSERT_SHAPES = 256;
+
+/**
+ * The columns and SQL of an INSERT of `properties`, worked out once per list
+ * of properties (a write inserts the same few lists over and over; finding
+ * each property's column and escaping its name cost more than the rest).
+ * insertRow's lists follow the fields a body sends, so at most
+ * MAX_INSERT_SHAPES are kept per entity: past it the kept ones are dropped.
+ */
+function insertShapeOf<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  properties: ReadonlyArray<keyof E & string>,
+): InsertShape {
+  const shape = shapeOf(manager, target);
+  const key = properties.join(',');
+  let insert = shape.inserts.get(key);
+  if (!insert) {
+    const { driver } = manager.connection;
+    const columns = properties.map((property) => columnOf(shape, property));
+    insert = {
+      fields: columns.map((column) => {
+        const transformer = Array.isArray(column.transformer) ? undefined : column.transformer;
+        return { property: column.propertyName, to: transformer?.to.bind(transformer) };
+      }),
+      head:
+        `INSERT INTO ${driver.escape(shape.metadata.tableName)} ` +
+        `(${columns.map((column) => driver.escape(column.databaseName)).join(', ')}) VALUES `,
+      row: `(${placeholders(columns.length)})`,
+    };
+    if (shape.inserts.size >= MAX_INSERT_SHAPES) shape.inserts.clear();
+    shape.inserts.set(key, insert);
+  }
+  return insert;
 }

@@ -15,6 +15,17 @@ export interface RowShape {
   columns: ColumnMetadata[];
   /** Per alias prefix of a join (`r0…`, `t0…`): how to hydrate a row. */
   fields: Map<string, HydratedField[]>;
+  /** Per list of inserted properties (joined by commas): the INSERT's columns and its head. */
+  inserts: Map<string, InsertShape>;
+}
+
+/** An INSERT of some properties of an entity: their values' conversions, and the SQL up to `VALUES`. */
+export interface InsertShape {
+  /** Per column in order: the property it takes, through the column's transformer if it has one. */
+  fields: Array<{ property: string; to?: (value: unknown) => unknown }>;
+  head: string;
+  /** One row's `(?, ?, …)`. */
+  row: string;
 }
 
 /** One column of a result row and where its value goes. */
@@ -59,7 +70,7 @@ export function shapeOf(manager: EntityManager, target: EntityTarget<ObjectLiter
       (column, index, all) =>
         !column.isVirtual && all.findIndex((c) => c.databaseName === column.databaseName) === index,
     );
-    shape = { metadata, columns, fields: new Map() };
+    shape = { metadata, columns, fields: new Map(), inserts: new Map() };
     shapes.set(metadata, shape);
   }
   return shape;
@@ -71,7 +82,7 @@ export function columnOf(shape: RowShape, property: string): ColumnMetadata {
   return found;
 }
 
-export const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+export const placeholders = (n: number) => (n > 0 ? '?' + ', ?'.repeat(n - 1) : '');
 
 /** A plain-row read of some properties: the SELECT and the values to convert. */
 interface PlainShape {
