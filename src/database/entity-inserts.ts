@@ -100,7 +100,7 @@ function insertStatement<E extends ObjectLiteral>(
   rows: ReadonlyArray<Partial<E>>,
 ): [string, unknown[]] {
   const { fields, head, row } = insertShapeOf(manager, target, properties);
-  const sql = rows.length === 1 ? head + row : head + rows.map(() => row).join(', ');
+  const sql = head + rows.map(() => row).join(', ');
   const params: unknown[] = [];
   for (const values of rows)
     for (const { property, to } of fields) {

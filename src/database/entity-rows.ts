@@ -15,7 +15,7 @@ export interface RowShape {
   columns: ColumnMetadata[];
   /** Per alias prefix of a join (`r0…`, `t0…`): how to hydrate a row. */
   fields: Map<string, HydratedField[]>;
-  /** Per list of inserted properties (joined by commas): the INSERT's columns and its head. */
+  /** Per list of inserted properties (joined by commas): how to write that INSERT. */
   inserts: Map<string, InsertShape>;
 }
 

@@ -1,4 +1,4 @@
-import { type Span, SpanKind, trace } from '@opentelemetry/api';
+import { SpanKind, trace } from '@opentelemetry/api';
 import { type AfterQueryEvent, type EntitySubscriberInterface, EventSubscriber } from 'typeorm';
 import { signals } from '../metrics/signals';
 
@@ -28,21 +28,17 @@ export function operationOf(query: string): string {
 export class QueryObserver implements EntitySubscriberInterface {
   afterQuery(event: AfterQueryEvent): void {
     const metered = signals.enabled;
-    const parent = event.connection.options.type === 'better-sqlite3' ? recordingSpan() : undefined;
-    if (!metered && !parent) return;
+    const traced =
+      event.connection.options.type === 'better-sqlite3' &&
+      trace.getActiveSpan()?.isRecording() === true;
+    if (!metered && !traced) return;
     const operation = operationOf(event.query);
     if (metered) {
       const seconds = event.executionTime === undefined ? undefined : event.executionTime / 1000;
       signals.query(operation, seconds, !event.success);
     }
-    if (parent) traceSqlite(event, operation);
+    if (traced) traceSqlite(event, operation);
   }
-}
-
-/** The active span when it is being recorded (a sampled trace), else undefined. */
-function recordingSpan(): Span | undefined {
-  const span = trace.getActiveSpan();
-  return span?.isRecording() ? span : undefined;
 }
 
 function traceSqlite(event: AfterQueryEvent, operation: string): void {

@@ -166,13 +166,20 @@ describe('log format', () => {
   });
 
   describe('request lines', () => {
-    /** The lines `requestLogger(level)` writes for responses with these statuses, parsed. */
-    function linesFor(level: string, statuses: number[]): Array<Record<string, unknown>> {
+    /**
+     * The lines `requestLogger(level)` writes for responses with these statuses, parsed;
+     * an Error is a response (status 200) whose stream fails with it.
+     */
+    function linesFor(
+      level: string,
+      statuses: Array<number | Error>,
+    ): Array<Record<string, unknown>> {
       const lines: Array<Record<string, unknown>> = [];
       const middleware = requestLogger(level, false, {
         write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
       });
-      for (const [i, statusCode] of statuses.entries()) {
+      for (const [i, outcome] of statuses.entries()) {
+        const statusCode = outcome instanceof Error ? 200 : outcome;
         const req = Object.assign(new EventEmitter(), {
           id: `r-${i}`,
           method: 'POST',
@@ -187,6 +194,7 @@ describe('log format', () => {
           getHeaders: () => ({}),
         });
         middleware(req as unknown as IncomingMessage, res as unknown as ServerResponse, () => {});
+        if (outcome instanceof Error) res.emit('error', outcome);
         res.emit('finish');
         res.emit('close');
       }
@@ -195,7 +203,7 @@ describe('log format', () => {
         expect(typeof responseTime).toBe('number');
         if (!line.err) return line;
         const { stack, ...err } = line.err as { stack: string };
-        expect(stack).toMatch(/^Error: failed with status code/);
+        expect(stack).toMatch(/^Error: /);
         return { ...line, err };
       });
     }
@@ -223,6 +231,18 @@ describe('log format', () => {
       expect(linesFor('error', [201, 404, 503])).toEqual([errored]);
       expect(linesFor('fatal', [503, 500])).toEqual([]);
       expect(linesFor('silent', [503])).toEqual([]);
+    });
+
+    it('above info, also has the line of a response whose stream failed, with its error', () => {
+      const failure = () => new Error('socket gone');
+      const [, errored] = linesFor('info', [201, failure()]);
+      expect(errored).toMatchObject({
+        level: 50,
+        msg: 'request errored',
+        req: { id: 'r-1' },
+        err: { type: 'Error', message: 'socket gone' },
+      });
+      expect(linesFor('warn', [201, failure()])).toEqual([errored]);
     });
   });
 

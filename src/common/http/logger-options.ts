@@ -67,7 +67,7 @@ export function requestLogger(
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    customLogLevel: (_req, res, err) => requestLevel(res, err),
   };
   const stream = pretty
     ? prettyStream()({
@@ -80,6 +80,11 @@ export function requestLogger(
   const http = stream ? pinoHttp(options, stream) : pinoHttp(options);
   if (http.logger.isLevelEnabled('info')) return http;
   return Object.assign(failedRequestLines(http.logger), { logger: http.logger });
+}
+
+/** A request line's level: `error` for a failed response (an error, or a status of 500 or more). */
+function requestLevel(res: ServerResponse, err: Error | undefined): 'error' | 'info' {
+  return err || res.statusCode >= 500 ? 'error' : 'info';
 }
 
 /**
@@ -98,7 +103,7 @@ function failedRequestLines(logger: Logger): RequestHandler {
       res.off('close', finished);
       res.off('finish', finished);
       res.off('error', finished);
-      if (!err && res.statusCode < 500) return;
+      if (requestLevel(res, err) !== 'error') return;
       logger.error(
         {
           req,
