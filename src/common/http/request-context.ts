@@ -4,6 +4,7 @@ import type { AuthUser } from '../../auth/auth-user';
 import type { Language } from '../../i18n/language';
 import type { LanguageRequest } from '../../i18n/language.middleware';
 import { ApiError } from '../errors/api-error';
+import { requestOrigin } from './request-origin';
 import type { PreconditionRequest, WritePrecondition } from './write-precondition';
 import { type WriteRequest, type WriteRequestHolder, writeRequestOf } from './write-request';
 
@@ -56,7 +57,7 @@ export function requestContextOf(req: ContextualRequest): RequestContext {
 /** Express middleware: the absolute URL of {api} (`apiPath`) as the request reached it. */
 export function assignApiUrl(apiPath: string) {
   return (req: ContextualRequest, _res: Response, next: NextFunction): void => {
-    req.apiUrl = `${req.protocol}://${req.get('host') ?? 'localhost'}${apiPath}`;
+    req.apiUrl = `${requestOrigin(req)}${apiPath}`;
     next();
   };
 }

@@ -2,6 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import type { Request, Response } from 'express';
 import { map, Observable } from 'rxjs';
 import { JsonBytes, JsonWriter } from '../http/json-writer';
+import { requestOrigin } from '../http/request-origin';
 import { ListPage, totalPages } from './list-page';
 
 /**
@@ -94,7 +95,7 @@ export function pageUrl(req: Request, page: number | undefined): string {
   }
   if (page !== undefined) pairs.push(`page=${page}`);
   const query = pairs.length > 0 ? `?${pairs.join('&')}` : '';
-  return `${req.protocol}://${req.get('host') ?? 'localhost'}${path}${query}`;
+  return `${requestOrigin(req)}${path}${query}`;
 }
 
 /** Percent-encodes a value but keeps commas readable (`categories=1,2`). */
