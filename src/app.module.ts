@@ -63,13 +63,14 @@ import { AppInterceptors } from './app-interceptors';
     AuthModule,
     HealthModule,
     IndexModule,
+    // Before EventsModule: its routes are registered first, so /events/{id}.ics is not /events/{id}.
+    IcalModule,
+    // Before the other resources: Express tries routes in registration order, and most requests are events'.
+    EventsModule,
     CategoriesModule,
     TagsModule,
     VenuesModule,
     OrganizersModule,
-    // Before EventsModule: its routes are registered first, so /events/{id}.ics is not /events/{id}.
-    IcalModule,
-    EventsModule,
     WebhooksModule,
     ImportsModule,
     ChangesModule,
