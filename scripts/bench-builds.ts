@@ -11,7 +11,8 @@
  *                           [--rounds 3] [--duration 10] [--warmup 4]
  *
  * Per round and build (the order turns each round): start it pinned to core 0
- * (this process on core 1), warm up at 10 connections, then measure each
+ * (this process on core 1), warm up at 10 connections until CPU per create
+ * settles (at least --warmup seconds: bench/warm-up.ts), then measure each
  * connection count. Prints each run and, per build and connection count, the
  * median creates/s, p99 and CPU ms per create with the ratio to the first
  * build. Events it creates are removed again.
@@ -25,6 +26,7 @@ import { aggregate, runLoad, type Aggregate } from './bench/load';
 import { hasTaskset, pinSelf, serviceReady, startServer, stopServer } from './bench/processes';
 import { discoverBenchData, requestSets, type RequestSet } from './bench/request-sets';
 import { median } from './bench/round-stats';
+import { DEFAULT_WARM_UP, describeWarmUp, warmUp } from './bench/warm-up';
 import { freePort } from './shared/process-tools';
 import { benchSettings, serviceEnv, settingsEnv } from './shared/service-env';
 
@@ -129,7 +131,11 @@ async function main(): Promise<void> {
               tag: 'b',
               counter,
             });
-          await load(10, opts.warmup);
+          const warm = await warmUp((seconds) => load(10, seconds), {
+            ...DEFAULT_WARM_UP,
+            minSeconds: opts.warmup,
+          });
+          console.log(describeWarmUp(`round ${round} build ${at + 1} warm-up`, warm));
           for (const connections of opts.connections) {
             const result = aggregate([await load(connections, opts.duration)]);
             if (result.errors + result.non2xx > 0)

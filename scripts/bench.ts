@@ -8,14 +8,16 @@
  *
  *   npm run bench -- [--database-url mysql://…] [--duration 5] [--rounds 3]
  *                    [--connections 1,10] [--sets list,month,page200,search,id,slug,create]
- *                    [--warmup 2] [--scaling [--sizes 1k,10k,100k,1m]] [--smoke]
+ *                    [--warmup 2] [--warmup-max 60] [--scaling [--sizes 1k,10k,100k,1m]] [--smoke]
  *                    [--no-pin] [--json FILE]
  *
  * Seed the database first (`npm run seed -- --events 100000 …`). The bench
  * builds dist/ when it is missing or older than src/, starts the three servers
  * (pinned to core 0; the load generator, this process, to core 1), checks
  * that both references answer every request set they serve with the
- * service's status, list headers and JSON bytes, warms up, then measures each
+ * service's status, list headers and JSON bytes, warms each server up on each
+ * set until its CPU per request settles (`--warmup` to `--warmup-max` seconds:
+ * bench/warm-up.ts), then measures each
  * set and connection count over several rounds, rotating which server goes
  * first. Events it creates are
  * removed again. `--scaling` also measures the default list and page 200 on
@@ -36,6 +38,7 @@ import { Comparison, compareServers } from './bench/compare';
 import { ensureBuilt, freePort } from './shared/process-tools';
 import { benchSettings, BenchSettings, serviceEnv, settingsEnv } from './shared/service-env';
 import { aggregate, Aggregate, RunResult, runLoad } from './bench/load';
+import { DEFAULT_WARM_UP, describeWarmUp, warmUp, type WarmUp } from './bench/warm-up';
 import {
   baselineReady,
   hasTaskset,
@@ -88,8 +91,10 @@ export interface BenchOptions {
   rounds: number;
   connections: number[];
   sets: SetKey[];
-  /** Seconds of warm-up per set and server. */
+  /** Seconds of warm-up per set and server at least; it goes on until CPU per request settles (bench/warm-up.ts). */
   warmup: number;
+  /** Seconds of warm-up per set and server at most. */
+  warmupMax: number;
   scaling: boolean;
   sizes: string[];
   smoke: boolean;
@@ -129,6 +134,8 @@ export interface BenchReport {
     minimal: Aggregate;
   }>;
   scalingTable?: string;
+  /** Each server's warm-up per set: how long it took to settle. */
+  warmUps: Array<{ set: SetKey; server: ServerKey } & WarmUp>;
   errors: number;
   non2xx: number;
   created: number;
@@ -146,6 +153,7 @@ function parseOptions(argv: string[]): BenchOptions {
       connections: { type: 'string' },
       sets: { type: 'string' },
       warmup: { type: 'string' },
+      'warmup-max': { type: 'string' },
       scaling: { type: 'boolean', default: false },
       sizes: { type: 'string' },
       smoke: { type: 'boolean', default: false },
@@ -160,7 +168,7 @@ function parseOptions(argv: string[]): BenchOptions {
     console.log(
       'usage: npm run bench -- [--database-url URL] [--duration S] [--rounds N] [--connections 1,10]\n' +
         `       [--sets ${SET_KEYS.join(',')}] [--warmup S] [--scaling [--sizes ${Object.keys(SCALING_SIZES).join(',')}]]\n` +
-        '       [--smoke] [--no-pin] [--json FILE]',
+        '       [--warmup-max S] [--smoke] [--no-pin] [--json FILE]',
     );
     process.exit(0);
   }
@@ -202,6 +210,12 @@ function parseOptions(argv: string[]): BenchOptions {
     connections,
     sets,
     warmup: values.warmup === '0' ? 0 : number('warmup', values.warmup, smoke ? 0.5 : 2, false),
+    warmupMax: number(
+      'warmup-max',
+      values['warmup-max'],
+      smoke ? 0.5 : DEFAULT_WARM_UP.maxSeconds,
+      false,
+    ),
     scaling: values.scaling,
     sizes,
     smoke,
@@ -380,6 +394,38 @@ async function measure(
   return results as { ours: RunResult; baseline: RunResult; minimal?: RunResult };
 }
 
+/** Each server that answers `set`, warmed up on it until its CPU per request settles. */
+async function warmUpServers(
+  m: Measure,
+  set: RequestSet,
+  connections: number,
+  options: Pick<BenchOptions, 'warmup' | 'warmupMax' | 'smoke'>,
+): Promise<Array<{ set: SetKey; server: ServerKey } & WarmUp>> {
+  const warmed: Array<{ set: SetKey; server: ServerKey } & WarmUp> = [];
+  for (const name of SERVERS.filter((n) => n !== 'minimal' || MINIMAL_SETS.includes(set.key))) {
+    const server = m.pair[name];
+    const load = (seconds: number) =>
+      runLoad({
+        port: server.port,
+        pid: server.pid,
+        set,
+        connections,
+        seconds,
+        token: m.token,
+        tag: TAGS[name],
+        counter: m.counter,
+      });
+    const result = await warmUp(load, {
+      ...DEFAULT_WARM_UP,
+      minSeconds: options.warmup,
+      maxSeconds: Math.max(options.warmup, options.warmupMax),
+      sliceSeconds: options.smoke ? options.warmup : DEFAULT_WARM_UP.sliceSeconds,
+    });
+    warmed.push({ set: set.key, server: name, ...result });
+  }
+  return warmed;
+}
+
 /** The service against the baseline on every set, then against the minimal server on its sets. */
 async function verify(
   sets: RequestSet[],
@@ -500,6 +546,7 @@ export async function runBench(
     equal: false,
     rows: [],
     errors: 0,
+    warmUps: [],
     non2xx: 0,
     created: 0,
   };
@@ -560,11 +607,15 @@ export async function runBench(
 
     const m: Measure = { pair, token, counter: { n: 0 }, db };
     if (options.warmup > 0) {
+      const connections = Math.max(...options.connections);
       log(
-        `warming up (${options.warmup} s per set and server, ${Math.max(...options.connections)} connections)…`,
+        `warming up (per set and server at ${connections} connections: ${options.warmup}–${Math.max(options.warmup, options.warmupMax)} s, until CPU per request settles)…`,
       );
       for (const set of sets)
-        await measure(m, set, Math.max(...options.connections), options.warmup, 0);
+        for (const warm of await warmUpServers(m, set, connections, options)) {
+          report.warmUps.push(warm);
+          log(`  ${describeWarmUp(`${set.key} ${warm.server}`, warm)}`);
+        }
       report.created += await removeCreated(db);
     }
     const runs = new Map<string, Record<ServerKey, RunResult[]>>();
@@ -665,7 +716,12 @@ async function runScaling(
         continue;
       }
       const m: Measure = { pair, token, counter: { n: 0 }, db };
-      if (options.warmup > 0) for (const set of sets) await measure(m, set, 1, options.warmup, 0);
+      if (options.warmup > 0)
+        for (const set of sets)
+          for (const warm of await warmUpServers(m, set, 1, options)) {
+            report.warmUps.push(warm);
+            log(`  ${describeWarmUp(`${set.key} ${warm.server}`, warm)}`);
+          }
       for (const set of sets) {
         const runs: Record<ServerKey, RunResult[]> = { ours: [], baseline: [], minimal: [] };
         for (let round = 0; round < options.rounds; round++) {
