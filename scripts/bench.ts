@@ -364,6 +364,32 @@ const SERVERS: ServerKey[] = ['ours', 'baseline', 'minimal'];
 /** The tags of the create bodies: of the same length, so all servers parse bodies of the same size. */
 const TAGS: Record<ServerKey, string> = { ours: 'ours', baseline: 'base', minimal: 'mini' };
 
+/** The servers that answer `set` (the minimal server: reads only). */
+function serversOf(set: RequestSet): ServerKey[] {
+  return SERVERS.filter((name) => name !== 'minimal' || MINIMAL_SETS.includes(set.key));
+}
+
+/** One run of `set` against server `name`. */
+function loadOn(
+  m: Measure,
+  name: ServerKey,
+  set: RequestSet,
+  connections: number,
+  seconds: number,
+): Promise<RunResult> {
+  const server = m.pair[name];
+  return runLoad({
+    port: server.port,
+    pid: server.pid,
+    set,
+    connections,
+    seconds,
+    token: m.token,
+    tag: TAGS[name],
+    counter: m.counter,
+  });
+}
+
 /**
  * One run of the set per server that answers it, the servers in rotated
  * order (`turn` 0 starts with the service, 1 with the baseline, …).
@@ -375,22 +401,10 @@ async function measure(
   seconds: number,
   turn: number,
 ): Promise<{ ours: RunResult; baseline: RunResult; minimal?: RunResult }> {
-  const names = SERVERS.filter((name) => name !== 'minimal' || MINIMAL_SETS.includes(set.key));
+  const names = serversOf(set);
   const order = names.map((_, i) => names[(i + turn) % names.length]);
   const results: Partial<Record<ServerKey, RunResult>> = {};
-  for (const name of order) {
-    const server = m.pair[name];
-    results[name] = await runLoad({
-      port: server.port,
-      pid: server.pid,
-      set,
-      connections,
-      seconds,
-      token: m.token,
-      tag: TAGS[name],
-      counter: m.counter,
-    });
-  }
+  for (const name of order) results[name] = await loadOn(m, name, set, connections, seconds);
   return results as { ours: RunResult; baseline: RunResult; minimal?: RunResult };
 }
 
@@ -402,19 +416,8 @@ async function warmUpServers(
   options: Pick<BenchOptions, 'warmup' | 'warmupMax' | 'smoke'>,
 ): Promise<Array<{ set: SetKey; server: ServerKey } & WarmUp>> {
   const warmed: Array<{ set: SetKey; server: ServerKey } & WarmUp> = [];
-  for (const name of SERVERS.filter((n) => n !== 'minimal' || MINIMAL_SETS.includes(set.key))) {
-    const server = m.pair[name];
-    const load = (seconds: number) =>
-      runLoad({
-        port: server.port,
-        pid: server.pid,
-        set,
-        connections,
-        seconds,
-        token: m.token,
-        tag: TAGS[name],
-        counter: m.counter,
-      });
+  for (const name of serversOf(set)) {
+    const load = (seconds: number) => loadOn(m, name, set, connections, seconds);
     const result = await warmUp(load, {
       ...DEFAULT_WARM_UP,
       minSeconds: options.warmup,
