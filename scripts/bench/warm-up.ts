@@ -1,10 +1,10 @@
 /*
  * Warm-up until a server's CPU per request settles. A fixed few seconds is
  * not enough for the service: V8 compiles its hot paths over the first
- * 20–25 s of creates at 10 connections (CPU per create 6.8 → 4.7 → 4.0 → 3.6
- * → 3.3 ms in 5 s slices, then flat), while the small reference servers
- * settle in a few seconds. Measured with a fixed short warm-up, the first
- * rounds timed the service's compiler, not its steady state.
+ * 20–40 s of load (creates at 10 connections: CPU per create 6.8 → 4.7 →
+ * 4.0 → 3.6 → 3.3 ms in 5 s slices, then flat), the small reference servers
+ * in less. Measured after a fixed 2 s warm-up, the first rounds timed the
+ * service's compiler, not its steady state.
  */
 import type { RunResult } from './load';
 
@@ -15,7 +15,7 @@ export interface WarmUpOptions {
   maxSeconds: number;
   /** Seconds per slice; the last SETTLED_SLICES are compared. */
   sliceSeconds: number;
-  /** Largest relative change of CPU per request between two slices that counts as settled. */
+  /** Largest spread of CPU per request over the last SETTLED_SLICES (relative to their lowest) that counts as settled. */
   tolerance: number;
 }
 
