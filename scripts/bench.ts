@@ -421,7 +421,7 @@ async function warmUpServers(
     const result = await warmUp(load, {
       ...DEFAULT_WARM_UP,
       minSeconds: options.warmup,
-      maxSeconds: Math.max(options.warmup, options.warmupMax),
+      maxSeconds: options.warmupMax,
       sliceSeconds: options.smoke ? options.warmup : DEFAULT_WARM_UP.sliceSeconds,
     });
     warmed.push({ set: set.key, server: name, ...result });

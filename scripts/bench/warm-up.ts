@@ -1,17 +1,17 @@
 /*
  * Warm-up until a server's CPU per request settles. A fixed few seconds is
  * not enough for the service: V8 compiles its hot paths over the first
- * 20–40 s of load (creates at 10 connections: CPU per create 6.8 → 4.7 →
+ * 18–36 s of load (creates at 10 connections: CPU per create 6.8 → 4.7 →
  * 4.0 → 3.6 → 3.3 ms in 5 s slices, then flat), the small reference servers
- * in less. Measured after a fixed 2 s warm-up, the first rounds timed the
+ * in 12–24 s. Measured after a fixed 2 s warm-up, the first rounds timed the
  * service's compiler, not its steady state.
  */
-import type { RunResult } from './load';
+import { aggregate, type RunResult } from './load';
 
 export interface WarmUpOptions {
   /** Seconds of load at least (the bench's --warmup). */
   minSeconds: number;
-  /** Seconds of load at most, settled or not. */
+  /** Seconds of load at most, settled or not (never less than minSeconds). */
   maxSeconds: number;
   /** Seconds per slice; the last SETTLED_SLICES are compared. */
   sliceSeconds: number;
@@ -30,11 +30,6 @@ export interface WarmUp {
   settled: boolean;
   /** CPU ms per request of each slice, in order. */
   cpuMsPerRequest: number[];
-}
-
-/** CPU ms per request of a run (NaN without requests). */
-export function cpuMsPerRequest(run: RunResult): number {
-  return run.requests > 0 ? (run.cpuSeconds * 1000) / run.requests : NaN;
 }
 
 export const SETTLED_SLICES = 3;
@@ -62,14 +57,15 @@ export async function warmUp(
   load: (seconds: number) => Promise<RunResult>,
   options: WarmUpOptions,
 ): Promise<WarmUp> {
-  const slice = Math.min(options.sliceSeconds, options.maxSeconds);
-  const slices = Math.max(1, Math.ceil(options.maxSeconds / slice));
+  const maxSeconds = Math.max(options.minSeconds, options.maxSeconds);
+  const slice = Math.min(options.sliceSeconds, maxSeconds);
+  const slices = Math.max(1, Math.ceil(maxSeconds / slice));
   const costs: number[] = [];
   let seconds = 0;
   for (let i = 0; i < slices; i++) {
     const run = await load(slice);
     seconds += slice;
-    costs.push(cpuMsPerRequest(run));
+    costs.push(aggregate([run]).cpuMsPerRequest);
     if (run.errors + run.non2xx > 0) return { seconds, settled: false, cpuMsPerRequest: costs };
     if (isSettled(costs, options.tolerance) && seconds >= options.minSeconds)
       return { seconds, settled: true, cpuMsPerRequest: costs };

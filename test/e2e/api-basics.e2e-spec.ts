@@ -120,6 +120,37 @@ describe('API basics', () => {
     });
   });
 
+  describe('URLs in answers', () => {
+    it('follow X-Forwarded-Proto from a trusted proxy, and the socket without it', async () => {
+      await t.reset();
+      for (const name of ['Jazz', 'Rock'])
+        await t
+          .http()
+          .post(`${API}/categories`)
+          .set('Authorization', t.auth.editor)
+          .send({ name })
+          .expect(201);
+      const read = async (path: string, proto?: string) => {
+        const call = t.http().get(`${API}${path}`).set('Host', 'calendar.test');
+        return proto === undefined
+          ? call.expect(200)
+          : call.set('X-Forwarded-Proto', proto).expect(200);
+      };
+      for (const [proto, scheme] of [
+        [undefined, 'http'],
+        ['https', 'https'],
+        ['https, http', 'https'],
+      ] as const) {
+        const root = `${scheme}://calendar.test`;
+        expect((await read('', proto)).body._links).toEqual({ up: [{ href: `${root}/` }] });
+        expect((await read('/doc', proto)).body.servers).toEqual([{ url: `${root}${API}` }]);
+        expect((await read('/categories?hide_empty=false&per_page=1', proto)).headers.link).toBe(
+          `<${root}${API}/categories?hide_empty=false&per_page=1&page=2>; rel="next"`,
+        );
+      }
+    });
+  });
+
   describe('language', () => {
     it('rejects an unsupported language with 400 naming the parameter', async () => {
       const res = await t.http().get(`${API}/categories?language=fr`).expect(400);

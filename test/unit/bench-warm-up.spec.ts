@@ -47,6 +47,13 @@ describe('bench warm-up', () => {
     expect(asked).toHaveLength(5);
   });
 
+  it('never stops before the minimum, even with a smaller maximum', async () => {
+    const { asked, load } = slices([2, 2, 2, 2, 2, 2]);
+    const result = await warmUp(load, { ...options, minSeconds: 12, maxSeconds: 6 });
+    expect(result).toMatchObject({ settled: true, seconds: 12 });
+    expect(asked).toHaveLength(4);
+  });
+
   it('stops at the maximum when it never settles', async () => {
     const { asked, load } = slices([10, 8, 6, 4, 2, 1, 0.5, 0.25, 0.12, 0.06, 0.03, 0.01]);
     const result = await warmUp(load, options);
